@@ -1,0 +1,95 @@
+"""Compact arrays for sequence-labelling data (chains).
+
+All sequences of a split are concatenated token-wise: sequence ``i`` owns tokens
+``offsets[i]:offsets[i+1]``. Token features are stored as CSR rows
+(``feat_ptr``, ``feat_idx``, ``feat_val``), so the same layout serves the dense
+OCR pixels and the sparse NLP templates.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class ChainDataset:
+    """One split of a sequence-labelling dataset.
+
+    Attributes
+    ----------
+    offsets : int64 (n+1,)   token offset of each sequence.
+    labels : int32 (N,)      gold label of each token, in ``0..n_labels-1``.
+    feat_ptr : int64 (N+1,)  CSR row pointer of the token features.
+    feat_idx : int32 (nnz,)  feature ids in ``0..n_features-1``.
+    feat_val : float64 (nnz,) feature values.
+    """
+
+    name: str
+    n_labels: int
+    n_features: int
+    offsets: np.ndarray
+    labels: np.ndarray
+    feat_ptr: np.ndarray
+    feat_idx: np.ndarray
+    feat_val: np.ndarray
+    label_names: tuple = field(default=())
+
+    def __post_init__(self):
+        n_tokens = len(self.labels)
+        if self.offsets[0] != 0 or self.offsets[-1] != n_tokens:
+            raise ValueError(f"{self.name}: offsets must span 0..{n_tokens}")
+        if np.any(np.diff(self.offsets) < 1):
+            raise ValueError(f"{self.name}: every sequence needs at least one token")
+        if len(self.feat_ptr) != n_tokens + 1 or self.feat_ptr[-1] != len(self.feat_idx):
+            raise ValueError(f"{self.name}: feat_ptr does not match the token count")
+        if n_tokens and (self.labels.min() < 0 or self.labels.max() >= self.n_labels):
+            raise ValueError(f"{self.name}: labels outside 0..{self.n_labels - 1}")
+
+    @property
+    def n(self) -> int:
+        """Number of sequences (examples)."""
+        return len(self.offsets) - 1
+
+    @property
+    def n_tokens(self) -> int:
+        return len(self.labels)
+
+    def subset(self, idx) -> "ChainDataset":
+        """The sequences ``idx`` (in that order) as a new dataset."""
+        idx = np.asarray(idx, dtype=np.int64)
+        tokens = _ranges(self.offsets[idx], self.offsets[idx + 1])
+        nz = _ranges(self.feat_ptr[tokens], self.feat_ptr[tokens + 1])
+        seq_len = self.offsets[idx + 1] - self.offsets[idx]
+        row_len = self.feat_ptr[tokens + 1] - self.feat_ptr[tokens]
+        return ChainDataset(
+            name=self.name,
+            n_labels=self.n_labels,
+            n_features=self.n_features,
+            offsets=np.concatenate([[0], np.cumsum(seq_len)]).astype(np.int64),
+            labels=self.labels[tokens],
+            feat_ptr=np.concatenate([[0], np.cumsum(row_len)]).astype(np.int64),
+            feat_idx=self.feat_idx[nz],
+            feat_val=self.feat_val[nz],
+            label_names=self.label_names,
+        )
+
+
+def _ranges(starts, ends):
+    """Concatenation of ``arange(s, e)`` for each pair, without a Python loop."""
+    lengths = ends - starts
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    shift = np.repeat(starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
+    return (shift + np.arange(total)).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class SplitData:
+    """What a loader returns: train and test splits plus provenance for the run log."""
+
+    train: ChainDataset
+    test: ChainDataset
+    variant: str          # human-readable description of the split / data variant
+    checksum: str         # sha256 of the source file(s) the splits were read from
+    source: str           # path of the file that was read

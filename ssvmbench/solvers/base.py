@@ -1,0 +1,81 @@
+"""The call shape every solver shares (in the spirit of benchopt / copt).
+
+A solver is built from a task, the regularization ``lam`` of the objective
+``lam/2 ||w||^2 + 1/n sum_i H_i(w)`` (BCFW eq. 3), its options and a seed; it
+advances with :meth:`run_until` (a number of oracle calls, run in compiled code) and
+exposes its iterates for the monitor. Adding a solver = one module + one config.
+"""
+
+import numpy as np
+
+from ssvmbench.errors import UserError
+from ssvmbench.solvers.averaging import average_kinds
+
+
+class Solver:
+    """Base class: option checking, sampling order, averaged-iterate storage."""
+
+    name = ""
+    has_dual = True          # does the solver keep a dual iterate (objective D(alpha))?
+    options = {}             # option -> allowed values (first = default)
+
+    def __init__(self, task, lam, options, seed):
+        self.task = task
+        self.lam = float(lam)
+        self.opts = self._check_options(dict(options))
+        self.rng = np.random.default_rng(seed)
+        self.iterate_names = list(self.opts.pop("iterates", ["raw", "wavg"]))
+        self.kinds = average_kinds(self.iterate_names)
+        self.avg_w = np.zeros((len(self.kinds), task.d))
+        self.avg_ell = np.zeros(len(self.kinds))
+        self.oracle_calls = 0
+        self.steps = 0
+        self._order = np.zeros(0, dtype=np.int64)
+        self._pos = 0
+
+    def _check_options(self, given):
+        for key, allowed in self.options.items():
+            value = given.setdefault(key, allowed[0])
+            if value not in allowed:
+                raise UserError(
+                    f"solver.{key}={value} is not valid for solver {self.name}: "
+                    f"choose one of {list(allowed)}"
+                )
+        return given
+
+    def next_indices(self, budget):
+        """Up to ``budget`` example indices, drawn a whole pass at a time so that the
+        sampling sequence does not depend on where checkpoints fall."""
+        if self._pos == len(self._order):
+            n = self.task.n
+            if self.opts.get("sampling") == "permutation":
+                self._order = self.rng.permutation(n)
+            else:
+                self._order = self.rng.integers(0, n, size=n)
+            self._pos = 0
+        chunk = self._order[self._pos:self._pos + budget]
+        self._pos += len(chunk)
+        return chunk
+
+    def run_until(self, oracle_calls):
+        """Advance until at least ``oracle_calls`` oracle calls have been made."""
+        while self.oracle_calls < oracle_calls:
+            self.oracle_calls += self.advance(oracle_calls - self.oracle_calls)
+
+    def advance(self, budget) -> int:
+        """Run compiled steps using at most ``budget`` oracle calls (at least one
+        step); return the number of calls made."""
+        raise NotImplementedError
+
+    def current(self):
+        """``(w, ell)`` of the raw iterate; ``ell`` (= b^T alpha) is NaN without a dual."""
+        raise NotImplementedError
+
+    def iterates(self):
+        """``[(name, w, dual objective or NaN)]`` for every logged iterate."""
+        w, ell = self.current()
+        pairs = [(w, ell)] + [(self.avg_w[j], self.avg_ell[j]) for j in range(len(self.kinds))]
+        return [
+            (name, vec, (e - 0.5 * self.lam * vec @ vec) if self.has_dual else np.nan)
+            for name, (vec, e) in zip(self.iterate_names, pairs)
+        ]

@@ -1,0 +1,69 @@
+"""Stochastic subgradient (SSG) with the Pegasos step (BCFW Section 6, Appendix F).
+
+Step ``k`` (from 0) on example ``i``: ``w <- (1 - gamma) w + gamma/lam psi_i(y*)``
+with ``gamma = 1/(k+1)``, i.e. the step size ``1/(lam (k+1))`` of Shalev-Shwartz et
+al. (2010). ``w = a v`` is kept with a scalar ``a`` so a step touches only the
+features of the example; ``v`` is renormalized when ``a`` gets small.
+"""
+
+import numba as nb
+import numpy as np
+
+from ssvmbench.solvers.averaging import update_averages
+from ssvmbench.solvers.base import Solver
+from ssvmbench.tasks.chain import add_direction, psi_residual, unary_scores, viterbi
+
+
+@nb.njit(cache=True)
+def ssg_steps(v, scale, dims, data, order, lam, k, avg_w, avg_ell, kinds, max_len):
+    """Pegasos steps for the examples ``order``; returns the new step counter ``k``."""
+    offsets, labels = data[0], data[1]
+    L = dims[1]
+    U = np.empty((max_len, L))
+    delta = np.empty((max_len, L))
+    back = np.empty((max_len, L), dtype=np.int32)
+    y = np.empty(max_len, dtype=np.int32)
+    R = np.empty((max_len, L))
+    E = np.empty((L, L))
+    a = scale[0]
+    for i in order:
+        t0 = offsets[i]
+        T = unary_scores(v, a, dims, data, i, U)
+        gold = labels[t0:t0 + T]
+        viterbi(v, a, dims, U, T, gold, True, delta, back, y)
+        gamma = 1.0 / (k + 1.0)
+        if k == 0:
+            v[:] = 0.0
+            a = 1.0
+        else:
+            a *= 1.0 - gamma
+        psi_residual(gold, y, T, R, E)
+        add_direction(v, gamma / (lam * a), dims, data, t0, T, R, E)
+        if a < 1e-6:
+            v *= a
+            a = 1.0
+        k += 1
+        update_averages(avg_w, avg_ell, kinds, k, v, a, 0.0)
+    scale[0] = a
+    return k
+
+
+class SSG(Solver):
+    name = "ssg"
+    has_dual = False
+    options = {"step": ("pegasos",), "sampling": ("uniform", "permutation")}
+
+    def __init__(self, task, lam, options, seed):
+        super().__init__(task, lam, options, seed)
+        self.v = np.zeros(task.d)
+        self.scale = np.ones(1)
+
+    def advance(self, budget):
+        order = self.next_indices(budget)
+        t = self.task
+        self.steps = ssg_steps(self.v, self.scale, t.dims, t.data, order, self.lam,
+                               self.steps, self.avg_w, self.avg_ell, self.kinds, t.max_len)
+        return len(order)
+
+    def current(self):
+        return self.scale[0] * self.v, np.nan

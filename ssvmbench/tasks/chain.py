@@ -1,0 +1,321 @@
+"""Chain (sequence-labelling) task: joint feature map, Hamming loss, Viterbi oracles.
+
+Joint feature map (BCFW Section 6 / Appendix F; Tsochantaridis et al. 2005):
+``phi(x, y) = sum_t x_t (x) e_{y_t}  +  sum_t e_{y_t} e_{y_{t+1}}^T  +  e_{y_1}  +  e_{y_T}``,
+laid out in one weight vector ``w`` as
+
+* ``w[j*L + l]``            unary weight of feature ``j`` for label ``l`` (``F*L`` entries),
+* ``w[F*L + a*L + b]``      transition ``a -> b`` (``L*L``),
+* ``w[F*L + L*L + l]``      first-label bias, then ``w[F*L + L*L + L + l]`` last-label bias.
+
+Task loss: Hamming distance normalized by the sequence length (BCFW Appendix F).
+The max oracle (BCFW eq. 2) is loss-augmented Viterbi.
+
+Kernels take the dataset as the tuple ``data = (offsets, labels, feat_ptr, feat_idx,
+feat_val)`` of a :class:`~ssvmbench.data.sequences.ChainDataset` and ``dims = (F, L)``.
+Vectors ``psi`` are never materialized per example: a direction in ``w``-space is
+kept as per-token label residuals plus a transition matrix (see below).
+"""
+
+import numba as nb
+import numpy as np
+
+from ssvmbench.data.sequences import ChainDataset
+
+
+class ChainTask:
+    """One split of a chain dataset in the form the kernels take.
+
+    ``data`` is the tuple ``(offsets, labels, feat_ptr, feat_idx, feat_val)``,
+    ``dims = (F, L)``, ``d`` the length of ``w``.
+    """
+
+    def __init__(self, ds: ChainDataset):
+        self.dataset = ds
+        self.data = (ds.offsets, ds.labels, ds.feat_ptr, ds.feat_idx, ds.feat_val)
+        self.dims = (ds.n_features, ds.n_labels)
+        self.n = ds.n
+        self.n_tokens = ds.n_tokens
+        self.n_labels = ds.n_labels
+        self.d = ds.n_features * ds.n_labels + ds.n_labels**2 + 2 * ds.n_labels
+        self.max_len = int(np.max(np.diff(ds.offsets)))
+
+    def evaluate(self, w, with_hinge=True):
+        """``(mean hinge, mean normalized Hamming, token accuracy)`` at ``w``."""
+        return evaluate(w, self.dims, self.data, with_hinge, self.max_len)
+
+
+# ----------------------------------------------------------------------------- scores
+
+
+@nb.njit(cache=True)
+def unary_scores(w, ws, dims, data, i, out):
+    """``out[t, l] = ws * <w_l, x_t>`` for the tokens of sequence ``i``; returns ``T``."""
+    offsets, _, feat_ptr, feat_idx, feat_val = data
+    L = dims[1]
+    t0, t1 = offsets[i], offsets[i + 1]
+    T = t1 - t0
+    for t in range(T):
+        for l in range(L):
+            out[t, l] = 0.0
+        for p in range(feat_ptr[t0 + t], feat_ptr[t0 + t + 1]):
+            base = feat_idx[p] * L
+            v = ws * feat_val[p]
+            for l in range(L):
+                out[t, l] += v * w[base + l]
+    return T
+
+
+@nb.njit(cache=True)
+def labeling_score(w, ws, dims, U, T, y):
+    """``<ws * w, phi(x, y)>`` given the unary scores ``U`` of ``ws * w``."""
+    F, L = dims
+    off_trans = F * L
+    off_first = off_trans + L * L
+    s = ws * (w[off_first + y[0]] + w[off_first + L + y[T - 1]])
+    for t in range(T):
+        s += U[t, y[t]]
+    for t in range(1, T):
+        s += ws * w[off_trans + y[t - 1] * L + y[t]]
+    return s
+
+
+@nb.njit(cache=True)
+def hamming(gold, y, T):
+    """Normalized Hamming loss ``(1/T) sum_t [y_t != gold_t]``."""
+    errors = 0
+    for t in range(T):
+        if y[t] != gold[t]:
+            errors += 1
+    return errors / T
+
+
+@nb.njit(cache=True)
+def viterbi(w, ws, dims, U, T, gold, augment, delta, back, y_out):
+    """Best labeling for the weights ``ws * w`` (plus ``L_i`` if ``augment``).
+
+    ``U`` holds the unary scores of ``ws * w``. With ``augment`` this is
+    loss-augmented decoding, the max oracle of BCFW eq. (2):
+    ``argmax_y L_i(y) + <ws * w, phi(x, y)>``. Returns the maximal value (score
+    plus loss when augmented); the labeling is written to ``y_out[:T]``.
+    ``delta`` and ``back`` are ``(maxT, L)`` scratch arrays.
+    """
+    F, L = dims
+    off_trans = F * L
+    off_first = off_trans + L * L
+    loss_unit = 1.0 / T
+    for l in range(L):
+        delta[0, l] = U[0, l] + ws * w[off_first + l]
+        if augment and l != gold[0]:
+            delta[0, l] += loss_unit
+    for t in range(1, T):
+        for b in range(L):
+            best = -np.inf
+            arg = 0
+            for a in range(L):
+                v = delta[t - 1, a] + ws * w[off_trans + a * L + b]
+                if v > best:
+                    best = v
+                    arg = a
+            delta[t, b] = best + U[t, b]
+            if augment and b != gold[t]:
+                delta[t, b] += loss_unit
+            back[t, b] = arg
+    best = -np.inf
+    arg = 0
+    for l in range(L):
+        v = delta[T - 1, l] + ws * w[off_first + L + l]
+        if v > best:
+            best = v
+            arg = l
+    y_out[T - 1] = arg
+    for t in range(T - 1, 0, -1):
+        y_out[t - 1] = back[t, y_out[t]]
+    return best
+
+
+# ------------------------------------------------- directions in w-space, never materialized
+#
+# A direction ``sum_t x_t (x) R_t + E + R_0 (first) + R_{T-1} (last)`` over the blocks
+# of ``w`` is given by a ``T x L`` residual ``R`` and an ``L x L`` transition part ``E``.
+# BCFW: ``R_t = e_{y*_t} - mu_t`` and ``E = counts(y*) - P_i`` (phi(y*) - phi(alpha_i));
+# SSG/FW: ``R_t = e_{y_i,t} - e_{y*_t}`` and ``E = counts(y_i) - counts(y*)`` (psi_i(y*)).
+
+
+@nb.njit(cache=True)
+def token_dot(feat_ptr, feat_idx, feat_val, a, b):
+    """``<x_a, x_b>`` for two tokens with sorted feature ids (a sparse merge)."""
+    p, p1 = feat_ptr[a], feat_ptr[a + 1]
+    q, q1 = feat_ptr[b], feat_ptr[b + 1]
+    s = 0.0
+    while p < p1 and q < q1:
+        if feat_idx[p] == feat_idx[q]:
+            s += feat_val[p] * feat_val[q]
+            p += 1
+            q += 1
+        elif feat_idx[p] < feat_idx[q]:
+            p += 1
+        else:
+            q += 1
+    return s
+
+
+@nb.njit(cache=True)
+def direction_sqnorm(dims, data, t0, T, R, E):
+    """Squared norm of the direction ``(R, E)``, using the token Gram matrix."""
+    _, _, feat_ptr, feat_idx, feat_val = data
+    L = dims[1]
+    s = 0.0
+    for t in range(T):
+        for u in range(t, T):
+            r = 0.0
+            for l in range(L):
+                r += R[t, l] * R[u, l]
+            if r != 0.0:
+                k = token_dot(feat_ptr, feat_idx, feat_val, t0 + t, t0 + u)
+                s += k * r if u == t else 2.0 * k * r
+    for a in range(L):
+        s += R[0, a] * R[0, a] + R[T - 1, a] * R[T - 1, a]
+        for b in range(L):
+            s += E[a, b] * E[a, b]
+    return s
+
+
+@nb.njit(cache=True)
+def direction_dot(w, dims, U, T, R, E):
+    """``<w, direction>`` given the unary scores ``U`` of ``w``."""
+    F, L = dims
+    off_trans = F * L
+    off_first = off_trans + L * L
+    s = 0.0
+    for t in range(T):
+        for l in range(L):
+            s += R[t, l] * U[t, l]
+    for a in range(L):
+        s += R[0, a] * w[off_first + a] + R[T - 1, a] * w[off_first + L + a]
+        for b in range(L):
+            s += E[a, b] * w[off_trans + a * L + b]
+    return s
+
+
+@nb.njit(cache=True)
+def add_direction(w, coef, dims, data, t0, T, R, E):
+    """``w += coef * direction``; touches only the features of the ``T`` tokens."""
+    _, _, feat_ptr, feat_idx, feat_val = data
+    F, L = dims
+    off_trans = F * L
+    off_first = off_trans + L * L
+    for t in range(T):
+        nonzero = False
+        for l in range(L):
+            if R[t, l] != 0.0:
+                nonzero = True
+                break
+        if not nonzero:
+            continue
+        for p in range(feat_ptr[t0 + t], feat_ptr[t0 + t + 1]):
+            base = feat_idx[p] * L
+            v = coef * feat_val[p]
+            for l in range(L):
+                w[base + l] += v * R[t, l]
+    for a in range(L):
+        w[off_first + a] += coef * R[0, a]
+        w[off_first + L + a] += coef * R[T - 1, a]
+        for b in range(L):
+            w[off_trans + a * L + b] += coef * E[a, b]
+
+
+@nb.njit(cache=True)
+def psi_residual(gold, y, T, R, E):
+    """``(R, E)`` of ``psi_i(y) = phi(x_i, y_i) - phi(x_i, y)``."""
+    R[:T, :] = 0.0
+    E[:, :] = 0.0
+    for t in range(T):
+        R[t, gold[t]] += 1.0
+        R[t, y[t]] -= 1.0
+        if t > 0:
+            E[gold[t - 1], gold[t]] += 1.0
+            E[y[t - 1], y[t]] -= 1.0
+
+
+@nb.njit(cache=True)
+def marginals_residual(mu, Pi, t0, y, T, R, E):
+    """``(R, E)`` of ``phi(x_i, y) - sum_y' alpha_i(y') phi(x_i, y')`` (factored alpha_i)."""
+    L = mu.shape[1]
+    for t in range(T):
+        for l in range(L):
+            R[t, l] = -mu[t0 + t, l]
+        R[t, y[t]] += 1.0
+    for a in range(L):
+        for b in range(L):
+            E[a, b] = -Pi[a, b]
+    for t in range(1, T):
+        E[y[t - 1], y[t]] += 1.0
+
+
+@nb.njit(cache=True)
+def init_marginals(dims, data, mu, P):
+    """Factored dual state of ``alpha_i = e_{y_i}`` (BCFW Algorithm 4 start, ``w = 0``)."""
+    offsets, labels = data[0], data[1]
+    L = dims[1]
+    mu[:, :] = 0.0
+    P[:, :, :] = 0.0
+    for i in range(len(offsets) - 1):
+        t0, t1 = offsets[i], offsets[i + 1]
+        for t in range(t0, t1):
+            mu[t, labels[t]] = 1.0
+            if t > t0:
+                P[i, labels[t - 1], labels[t]] += 1.0
+
+
+@nb.njit(cache=True)
+def move_marginals(data, i, y, gamma, mu, P):
+    """``alpha_i <- (1 - gamma) alpha_i + gamma e_y`` in factored form."""
+    offsets = data[0]
+    t0, t1 = offsets[i], offsets[i + 1]
+    keep = 1.0 - gamma
+    for t in range(t0, t1):
+        for l in range(mu.shape[1]):
+            mu[t, l] *= keep
+        mu[t, y[t - t0]] += gamma
+    Pi = P[i]
+    for a in range(Pi.shape[0]):
+        for b in range(Pi.shape[1]):
+            Pi[a, b] *= keep
+    for t in range(1, t1 - t0):
+        Pi[y[t - 1], y[t]] += gamma
+
+
+# ------------------------------------------------------------------------ evaluation
+
+
+@nb.njit(cache=True)
+def evaluate(w, dims, data, with_hinge, max_len):
+    """One pass over a split at fixed ``w`` (not counted as oracle calls).
+
+    Returns ``(mean hinge, mean normalized Hamming of predictions, token accuracy)``;
+    the mean structured hinge ``(1/n) sum_i H~_i(w)`` (BCFW eq. 2) is computed only
+    if ``with_hinge`` (else NaN).
+    """
+    offsets, labels = data[0], data[1]
+    L = dims[1]
+    n = len(offsets) - 1
+    U = np.empty((max_len, L))
+    delta = np.empty((max_len, L))
+    back = np.empty((max_len, L), dtype=np.int32)
+    y = np.empty(max_len, dtype=np.int32)
+    hinge = 0.0
+    err = 0.0
+    wrong = 0
+    for i in range(n):
+        t0 = offsets[i]
+        T = unary_scores(w, 1.0, dims, data, i, U)
+        gold = labels[t0:t0 + T]
+        viterbi(w, 1.0, dims, U, T, gold, False, delta, back, y)
+        e = hamming(gold, y, T)
+        err += e
+        wrong += int(round(e * T))
+        if with_hinge:
+            top = viterbi(w, 1.0, dims, U, T, gold, True, delta, back, y)
+            hinge += top - labeling_score(w, 1.0, dims, U, T, gold)
+    return (hinge / n if with_hinge else np.nan), err / n, 1.0 - wrong / len(labels)

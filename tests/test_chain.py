@@ -1,0 +1,126 @@
+"""Chain kernels against brute-force enumeration and a dense reference feature map."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from ssvmbench.data.synthetic import random_chains
+from ssvmbench.tasks import chain
+from ssvmbench.tasks.chain import ChainTask
+
+
+def phi_dense(task, i, y):
+    """Reference joint feature map, written independently of the kernels."""
+    F, L = task.dims
+    ds = task.dataset
+    t0, t1 = ds.offsets[i], ds.offsets[i + 1]
+    phi = np.zeros(task.d)
+    for t in range(t0, t1):
+        for p in range(ds.feat_ptr[t], ds.feat_ptr[t + 1]):
+            phi[ds.feat_idx[p] * L + y[t - t0]] += ds.feat_val[p]
+        if t > t0:
+            phi[F * L + y[t - t0 - 1] * L + y[t - t0]] += 1
+    phi[F * L + L * L + y[0]] += 1
+    phi[F * L + L * L + L + y[-1]] += 1
+    return phi
+
+
+def scratch(task):
+    m, L = task.max_len, task.n_labels
+    return (np.empty((m, L)), np.empty((m, L)), np.empty((m, L), dtype=np.int32),
+            np.empty(m, dtype=np.int32), np.empty((m, L)), np.empty((L, L)))
+
+
+CASES = [(L, T) for L in (2, 3, 4) for T in (1, 2, 3, 5)]
+
+
+@pytest.mark.parametrize("L,T", CASES)
+def test_viterbi_matches_brute_force(L, T):
+    task = ChainTask(random_chains(4, L, 5, lengths=(T, T), seed=L * 10 + T))
+    rng = np.random.default_rng(T)
+    U, delta, back, y, _, _ = scratch(task)
+    for i in range(task.n):
+        w = rng.normal(size=task.d)
+        ws = rng.uniform(0.5, 2.0)
+        t0 = task.dataset.offsets[i]
+        gold = task.dataset.labels[t0:t0 + T]
+        chain.unary_scores(w, ws, task.dims, task.data, i, U)
+        for augment in (False, True):
+            values = {}
+            for lab in itertools.product(range(L), repeat=T):
+                loss = np.mean(np.array(lab) != gold) if augment else 0.0
+                values[lab] = ws * w @ phi_dense(task, i, lab) + loss
+            best = chain.viterbi(w, ws, task.dims, U, T, gold, augment, delta, back, y)
+            assert best == pytest.approx(max(values.values()), abs=1e-10)
+            assert values[tuple(y[:T])] == pytest.approx(best, abs=1e-10)
+            score = chain.labeling_score(w, ws, task.dims, U, T, y)
+            assert score == pytest.approx(ws * w @ phi_dense(task, i, y[:T]), abs=1e-10)
+
+
+@pytest.mark.parametrize("L,T", CASES)
+def test_psi_direction_and_loss(L, T):
+    task = ChainTask(random_chains(3, L, 6, lengths=(T, T), seed=T))
+    rng = np.random.default_rng(L)
+    U, _, _, _, R, E = scratch(task)
+    for i in range(task.n):
+        t0 = task.dataset.offsets[i]
+        gold = task.dataset.labels[t0:t0 + T]
+        y = rng.integers(0, L, size=T).astype(np.int32)
+        psi = phi_dense(task, i, gold) - phi_dense(task, i, y)
+        chain.psi_residual(gold, y, T, R, E)
+        w = rng.normal(size=task.d)
+        w0 = w.copy()
+        chain.add_direction(w, 0.7, task.dims, task.data, t0, T, R, E)
+        np.testing.assert_allclose(w - w0, 0.7 * psi, atol=1e-12)
+        assert chain.direction_sqnorm(task.dims, task.data, t0, T, R, E) == pytest.approx(psi @ psi)
+        chain.unary_scores(w0, 1.0, task.dims, task.data, i, U)
+        assert chain.direction_dot(w0, task.dims, U, T, R, E) == pytest.approx(w0 @ psi)
+        assert chain.hamming(gold, y, T) == pytest.approx(np.mean(gold != y))
+
+
+def test_factored_marginals_match_the_convex_combination():
+    task = ChainTask(random_chains(5, 3, 4, lengths=(2, 4), seed=3))
+    L = task.n_labels
+    mu = np.empty((task.n_tokens, L))
+    P = np.empty((task.n, L, L))
+    chain.init_marginals(task.dims, task.data, mu, P)
+    rng = np.random.default_rng(0)
+    U, _, _, _, R, E = scratch(task)
+    for i in range(task.n):
+        t0, t1 = task.dataset.offsets[i], task.dataset.offsets[i + 1]
+        T = t1 - t0
+        expected = phi_dense(task, i, task.dataset.labels[t0:t1])   # alpha_i = e_{y_i}
+        for _ in range(4):
+            y = rng.integers(0, L, size=T).astype(np.int32)
+            gamma = rng.uniform()
+            chain.move_marginals(task.data, i, y, gamma, mu, P)
+            expected = (1 - gamma) * expected + gamma * phi_dense(task, i, y)
+        y = rng.integers(0, L, size=T).astype(np.int32)
+        chain.marginals_residual(mu, P[i], t0, y, T, R, E)
+        direction = phi_dense(task, i, y) - expected
+        w = np.zeros(task.d)
+        chain.add_direction(w, 1.0, task.dims, task.data, t0, T, R, E)
+        np.testing.assert_allclose(w, direction, atol=1e-12)
+        sq = chain.direction_sqnorm(task.dims, task.data, t0, T, R, E)
+        assert sq == pytest.approx(direction @ direction)
+
+
+def test_evaluate_hinge_and_errors_by_enumeration():
+    task = ChainTask(random_chains(6, 3, 4, lengths=(1, 4), seed=5))
+    w = np.random.default_rng(1).normal(size=task.d)
+    hinge, err, acc = task.evaluate(w)
+    hinges, errors, wrong = [], [], 0
+    for i in range(task.n):
+        t0, t1 = task.dataset.offsets[i], task.dataset.offsets[i + 1]
+        gold = task.dataset.labels[t0:t1]
+        labelings = list(itertools.product(range(3), repeat=t1 - t0))
+        scores = [w @ phi_dense(task, i, y) for y in labelings]
+        augmented = [s + np.mean(np.array(y) != gold) for s, y in zip(scores, labelings)]
+        hinges.append(max(augmented) - w @ phi_dense(task, i, gold))
+        pred = np.array(labelings[int(np.argmax(scores))])
+        errors.append(np.mean(pred != gold))
+        wrong += np.sum(pred != gold)
+    assert hinge == pytest.approx(np.mean(hinges))
+    assert err == pytest.approx(np.mean(errors))
+    assert acc == pytest.approx(1 - wrong / task.n_tokens)
