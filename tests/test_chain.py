@@ -73,7 +73,7 @@ def test_psi_direction_and_loss(L, T):
         w0 = w.copy()
         chain.add_direction(w, 0.7, task.dims, task.data, t0, T, R, E)
         np.testing.assert_allclose(w - w0, 0.7 * psi, atol=1e-12)
-        assert chain.direction_sqnorm(task.dims, task.data, t0, T, R, E) == pytest.approx(psi @ psi)
+        assert chain.direction_sqnorm(task.dims, task.data, t0, T, R, E, np.zeros(task.dims[0])) == pytest.approx(psi @ psi)
         chain.unary_scores(w0, 1.0, task.dims, task.data, i, U)
         assert chain.direction_dot(w0, task.dims, U, T, R, E) == pytest.approx(w0 @ psi)
         assert chain.hamming(gold, y, T) == pytest.approx(np.mean(gold != y))
@@ -102,7 +102,7 @@ def test_factored_marginals_match_the_convex_combination():
         w = np.zeros(task.d)
         chain.add_direction(w, 1.0, task.dims, task.data, t0, T, R, E)
         np.testing.assert_allclose(w, direction, atol=1e-12)
-        sq = chain.direction_sqnorm(task.dims, task.data, t0, T, R, E)
+        sq = chain.direction_sqnorm(task.dims, task.data, t0, T, R, E, np.zeros(task.dims[0]))
         assert sq == pytest.approx(direction @ direction)
 
 

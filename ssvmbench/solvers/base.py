@@ -33,6 +33,12 @@ class Solver:
         self._order = np.zeros(0, dtype=np.int64)
         self._pos = 0
 
+    @property
+    def method(self):
+        """Name for plots: the solver and its non-default options (e.g. bcfw-predefined)."""
+        return "-".join([self.name] + [str(self.opts[key]) for key, allowed in self.options.items()
+                                       if self.opts[key] != allowed[0]])
+
     def _check_options(self, given):
         for key, allowed in self.options.items():
             value = given.setdefault(key, allowed[0])

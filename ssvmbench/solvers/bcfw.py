@@ -31,6 +31,7 @@ def bcfw_steps(w, ell, mu, P, ell_i, dims, data, order, lam, line_search, k,
     y = np.empty(max_len, dtype=np.int32)
     R = np.empty((max_len, L))
     E = np.empty((L, L))
+    x_dense = np.zeros(dims[0])
     for i in order:
         t0 = offsets[i]
         T = unary_scores(w, 1.0, dims, data, i, U)
@@ -39,7 +40,7 @@ def bcfw_steps(w, ell, mu, P, ell_i, dims, data, order, lam, line_search, k,
         loss = hamming(gold, y, T)
         marginals_residual(mu, P[i], t0, y, T, R, E)
         if line_search:
-            sq = direction_sqnorm(dims, data, t0, T, R, E)
+            sq = direction_sqnorm(dims, data, t0, T, R, E, x_dense)
             gamma = 0.0
             if sq > 0.0:
                 gap_i = direction_dot(w, dims, U, T, R, E) - n * ell_i[i] + loss

@@ -110,17 +110,19 @@ def viterbi(w, ws, dims, U, T, gold, augment, delta, back, y_out):
             delta[0, l] += loss_unit
     for t in range(1, T):
         for b in range(L):
-            best = -np.inf
-            arg = 0
-            for a in range(L):
-                v = delta[t - 1, a] + ws * w[off_trans + a * L + b]
-                if v > best:
-                    best = v
-                    arg = a
-            delta[t, b] = best + U[t, b]
+            delta[t, b] = -np.inf
+        for a in range(L):          # a outer, b inner: contiguous, vectorizable
+            prev = delta[t - 1, a]
+            row = off_trans + a * L
+            for b in range(L):
+                v = prev + ws * w[row + b]
+                if v > delta[t, b]:
+                    delta[t, b] = v
+                    back[t, b] = a
+        for b in range(L):
+            delta[t, b] += U[t, b]
             if augment and b != gold[t]:
                 delta[t, b] += loss_unit
-            back[t, b] = arg
     best = -np.inf
     arg = 0
     for l in range(L):
@@ -143,37 +145,28 @@ def viterbi(w, ws, dims, U, T, gold, augment, delta, back, y_out):
 
 
 @nb.njit(cache=True)
-def token_dot(feat_ptr, feat_idx, feat_val, a, b):
-    """``<x_a, x_b>`` for two tokens with sorted feature ids (a sparse merge)."""
-    p, p1 = feat_ptr[a], feat_ptr[a + 1]
-    q, q1 = feat_ptr[b], feat_ptr[b + 1]
-    s = 0.0
-    while p < p1 and q < q1:
-        if feat_idx[p] == feat_idx[q]:
-            s += feat_val[p] * feat_val[q]
-            p += 1
-            q += 1
-        elif feat_idx[p] < feat_idx[q]:
-            p += 1
-        else:
-            q += 1
-    return s
-
-
-@nb.njit(cache=True)
-def direction_sqnorm(dims, data, t0, T, R, E):
-    """Squared norm of the direction ``(R, E)``, using the token Gram matrix."""
+def direction_sqnorm(dims, data, t0, T, R, E, x_dense):
+    """Squared norm of the direction ``(R, E)``: ``sum_{t,u} <x_t, x_u> <R_t, R_u>`` plus
+    the transition and bias blocks. ``x_dense`` is an all-zero ``(F,)`` scratch array
+    (left all-zero) used to scatter one token's features for the Gram entries."""
     _, _, feat_ptr, feat_idx, feat_val = data
     L = dims[1]
     s = 0.0
     for t in range(T):
+        p0, p1 = feat_ptr[t0 + t], feat_ptr[t0 + t + 1]
+        for p in range(p0, p1):
+            x_dense[feat_idx[p]] = feat_val[p]
         for u in range(t, T):
             r = 0.0
             for l in range(L):
                 r += R[t, l] * R[u, l]
             if r != 0.0:
-                k = token_dot(feat_ptr, feat_idx, feat_val, t0 + t, t0 + u)
+                k = 0.0
+                for q in range(feat_ptr[t0 + u], feat_ptr[t0 + u + 1]):
+                    k += x_dense[feat_idx[q]] * feat_val[q]
                 s += k * r if u == t else 2.0 * k * r
+        for p in range(p0, p1):
+            x_dense[feat_idx[p]] = 0.0
     for a in range(L):
         s += R[0, a] * R[0, a] + R[T - 1, a] * R[T - 1, a]
         for b in range(L):

@@ -1,0 +1,57 @@
+"""``ssvmbench bench``: speed of a solver, measured outside the test suite.
+
+Seconds per effective pass are the median over ``--passes`` (>= 5) timed passes after
+a warm-up pass; JIT compile time (first call) is reported separately, as benchopt does.
+"""
+
+import platform
+import resource
+import statistics
+import time
+
+import numba
+from hydra import compose, initialize_config_dir
+
+from ssvmbench.errors import UserError
+from ssvmbench.paths import config_dir
+from ssvmbench.runner import prepare
+
+
+def configure_parser(parser):
+    parser.add_argument("overrides", nargs="*",
+                        help="config overrides as for `ssvmbench run`, e.g. solver=bcfw data=ocr")
+    parser.add_argument("--passes", type=int, default=7,
+                        help="timed passes after warm-up (median reported; >= 5)")
+
+
+def main(args):
+    if args.passes < 5:
+        raise UserError(f"--passes={args.passes}: time at least 5 passes")
+    with initialize_config_dir(config_dir=str(config_dir()), version_base=None):
+        cfg = compose(config_name="config", overrides=args.overrides)
+    solver, train, _, split, lam = prepare(cfg)
+    n = train.n
+    start = time.perf_counter()
+    solver.run_until(1)
+    jit_s = time.perf_counter() - start
+    solver.run_until(n)                      # warm-up: the rest of the first pass
+    times = []
+    for p in range(2, args.passes + 2):
+        start = time.perf_counter()
+        solver.run_until(p * n)
+        times.append(time.perf_counter() - start)
+    per_pass = statistics.median(times)
+    state_mb = sum(v.nbytes for v in vars(solver).values() if hasattr(v, "nbytes")) / 2**20
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"solver={solver.name} data={cfg.data.name} ({split.variant}) lambda={lam:g} "
+          f"n={n} tokens={train.n_tokens} d={train.d}")
+    print(f"machine: {platform.processor() or platform.machine()}, "
+          f"numba threads {numba.get_num_threads()}")
+    print(f"jit + first oracle call:  {jit_s:.2f} s")
+    print(f"seconds per pass:         {per_pass:.4f}  (median of {len(times)}; "
+          f"min {min(times):.4f}, max {max(times):.4f})")
+    print(f"oracle calls per second:  {n / per_pass:,.0f}")
+    print(f"letters/tokens per second: {train.n_tokens / per_pass:,.0f}")
+    print(f"solver state:             {state_mb:.1f} MiB")
+    print(f"peak memory (max RSS):    {peak_mb:.0f} MiB")
+    return 0

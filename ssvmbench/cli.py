@@ -1,0 +1,75 @@
+"""Console entry point: ``ssvmbench run | plot | data | bench``.
+
+``run`` hands the rest of the command line to the Hydra app (so ``-m`` sweeps and
+every Hydra option work); the other subcommands use argparse.
+"""
+
+import argparse
+import sys
+from pathlib import Path
+
+from ssvmbench.errors import UserError
+
+USAGE = """ssvmbench <command> [options]
+
+commands:
+  run    train one structural SVM, or sweep with -m (a Hydra app: `ssvmbench run --help`)
+         e.g. ssvmbench run solver=bcfw data=ocr lambda=0.01
+  plot   figures and summary tables from the run logs under a directory
+  data   list, fetch or verify datasets
+  bench  seconds per pass, oracle calls per second and peak memory of a solver
+"""
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help"):
+        print(USAGE)
+        return 0
+    command, rest = argv[0], argv[1:]
+    try:
+        if command == "run":
+            return _run(rest)
+        if command in ("plot", "data", "bench"):
+            return _argparse_command(command, rest)
+    except UserError as err:
+        print(f"ssvmbench {command}: error: {err}", file=sys.stderr)
+        return 2
+    print(f"ssvmbench: unknown command '{command}'\n\n{USAGE}", file=sys.stderr)
+    return 2
+
+
+def _argparse_command(command, rest):
+    if command == "plot":
+        from ssvmbench.plotting import commands as module
+        description = "Plot every run log found under DIR (BCFW Figures 1-3 style)."
+    elif command == "data":
+        from ssvmbench.data import commands as module
+        description = "List, fetch or verify the datasets."
+    else:
+        from ssvmbench import bench as module
+        description = "Benchmark a solver: seconds per pass, oracle calls/s, peak memory."
+    parser = argparse.ArgumentParser(prog=f"ssvmbench {command}", description=description)
+    module.configure_parser(parser)
+    return module.main(parser.parse_args(rest)) or 0
+
+
+def _run(rest):
+    from ssvmbench import app
+
+    _refuse_existing_dirs(rest)
+    sys.argv = ["ssvmbench run"] + rest
+    app.main()
+    return 0
+
+
+def _refuse_existing_dirs(overrides):
+    """An explicit ``hydra.run.dir`` / ``hydra.sweep.dir`` holding run logs is refused
+    before Hydra writes anything into it."""
+    for item in overrides:
+        key, _, value = item.partition("=")
+        if key.lstrip("+~") in ("hydra.run.dir", "hydra.sweep.dir") and value:
+            directory = Path(value)
+            if directory.is_dir() and any(directory.rglob("*.h5")):
+                raise UserError(f"{directory} already holds run logs; choose a new "
+                                f"{key.lstrip('+~')}= or move the old results away")

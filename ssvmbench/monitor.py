@@ -1,0 +1,50 @@
+"""Checkpoints: when to evaluate, and what is measured (BCFW Appendix F, DESIGN.md).
+
+At a checkpoint the solver is paused; for every iterate it keeps we compute the primal
+``lam/2 ||w||^2 + 1/n sum_i H_i(w)`` (one full max-oracle pass, not counted in effective
+passes), its dual value (dual methods), the duality gap ``primal - dual`` (for ``w = A alpha``
+this is exactly the Frank-Wolfe gap of BCFW Section 4), the train loss and test error
+(mean normalized Hamming), token accuracy and ``nnz(w)``.
+"""
+
+import numpy as np
+
+from ssvmbench.errors import UserError
+
+
+def schedule(passes, every, log_start=None, per_decade=4):
+    """Effective passes at which to checkpoint: log-spaced from ``log_start`` up to
+    ``every`` (Figure 1d style), then every ``every`` passes, and always at ``passes``."""
+    if not passes >= 0:
+        raise UserError(f"solver.passes={passes} must be >= 0")
+    if not every > 0:
+        raise UserError(f"eval.every={every} must be > 0 (a number of effective passes)")
+    points = []
+    if log_start is not None:
+        if not 0 < log_start < every:
+            raise UserError(f"eval.log_start={log_start} must be in (0, eval.every={every})")
+        if not per_decade >= 1:
+            raise UserError(f"eval.per_decade={per_decade} must be >= 1")
+        count = int(np.ceil(np.log10(every / log_start) * per_decade))
+        points += list(np.logspace(np.log10(log_start), np.log10(every), count + 1)[:-1])
+    points += list(np.arange(1, int(np.floor(passes / every + 1e-9)) + 1) * every)
+    points = sorted({round(p, 10) for p in points if p <= passes})
+    if not points or points[-1] < passes:
+        points.append(float(passes))
+    return [p for p in points if p > 0]
+
+
+def measure(solver, train, test):
+    """One row per iterate of the solver at its current state (a dict of columns)."""
+    columns = {key: [] for key in ("iterate", "primal", "dual", "gap", "train_loss",
+                                   "test_error", "test_metric", "nnz")}
+    for name, w, dual in solver.iterates():
+        hinge, train_loss, _ = train.evaluate(w, with_hinge=True)
+        _, test_error, test_accuracy = test.evaluate(w, with_hinge=False)
+        primal = 0.5 * solver.lam * (w @ w) + hinge
+        for key, value in (("iterate", name), ("primal", primal), ("dual", dual),
+                           ("gap", primal - dual), ("train_loss", train_loss),
+                           ("test_error", test_error), ("test_metric", test_accuracy),
+                           ("nnz", int(np.count_nonzero(w)))):
+            columns[key].append(value)
+    return columns

@@ -1,0 +1,1 @@
+"""Figures and tables from run logs."""

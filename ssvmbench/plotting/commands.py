@@ -1,0 +1,110 @@
+"""``ssvmbench plot DIR -o OUTDIR``: BCFW Figures 1-3 style panels and a summary table."""
+
+import math
+from pathlib import Path
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from ssvmbench.errors import UserError
+from ssvmbench.plotting.curves import GROUP, add_suboptimality, aggregate, summary
+from ssvmbench.runlog import load_logs
+
+X_LABELS = {"effective_pass": "effective passes", "oracle_calls": "oracle calls",
+            "time_s": "solver time (s)"}
+FIGURES = [("suboptimality", "primal suboptimality", True), ("test_error", "test error", False)]
+
+
+def configure_parser(parser):
+    parser.add_argument("logs", metavar="DIR", help="directory searched for run logs (*.h5)")
+    parser.add_argument("-o", "--out", required=True, metavar="OUTDIR",
+                        help="output directory (created if needed)")
+    parser.add_argument("--format", nargs="+", choices=["png", "pdf", "svg"],
+                        default=["png", "pdf"], help="figure formats (default: png pdf)")
+    parser.add_argument("--x", choices=list(X_LABELS), default="effective_pass",
+                        help="x axis (default: effective_pass)")
+    parser.add_argument("--optimum", metavar="FILE.csv",
+                        help="known optima F* (CSV with columns data,lambda,value) to use "
+                             "instead of the best dual objective seen")
+
+
+def main(args):
+    df = add_suboptimality(load_logs(args.logs), _read_optimum(args.optimum))
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise UserError(f"cannot create the output directory {out} ({err}); choose another -o")
+    stats = {y: aggregate(df, y, args.x) for y, _, _ in FIGURES}
+    methods = sorted(stats["suboptimality"]["method"].unique())
+    colors = {method: f"C{i % 10}" for i, method in enumerate(methods)}
+    written = []
+    for y, ylabel, log_y in FIGURES:
+        fig = _figure(stats[y], args.x, ylabel, log_y, colors)
+        for fmt in args.format:
+            written.append(out / f"{y}.{fmt}")
+            fig.savefig(written[-1], dpi=150)
+    table = summary(df)
+    written += [out / "summary.csv", out / "summary.md"]
+    table.to_csv(written[-2], index=False)
+    written[-1].write_text(_markdown(table.drop(columns="run")))
+    for path in written:
+        print(path)
+    return 0
+
+
+def _figure(stats, x, ylabel, log_y, colors):
+    """One panel per (data, variant, λ); per method the median line and a min–max band."""
+    panels = sorted(stats.groupby(GROUP, dropna=False),  # λ decreasing, as in BCFW Figure 1
+                    key=lambda item: (str(item[0][0]), str(item[0][1]), -item[0][2]))
+    ncols = min(3, len(panels))
+    nrows = math.ceil(len(panels) / ncols)
+    fig = Figure(figsize=(4.5 * ncols, 3.6 * nrows), layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
+    show_variant = (len(stats[["data", "data_variant"]].drop_duplicates())
+                    > stats["data"].nunique(dropna=False))
+    for ax, ((data, variant, lam), panel) in zip(axes, panels):
+        panel = panel[(panel[x] > 0) & panel["median"].notna()]
+        for method, curve in panel.groupby("method"):
+            ax.plot(curve[x], curve["median"], color=colors[method], label=method)
+            ax.fill_between(curve[x], curve["min"], curve["max"], color=colors[method],
+                            alpha=0.2, linewidth=0)
+        ax.set_xscale("log")
+        if log_y:
+            ax.set_yscale("log")
+        title = f"{data}, λ={lam:.3g}" + (f"\n{variant}" if show_variant else "")
+        ax.set_title(title, fontsize="medium")
+        ax.set(xlabel=X_LABELS[x], ylabel=ylabel)
+        ax.grid(True, alpha=0.3)
+        if ax.lines:
+            ax.legend(fontsize="small")
+    for ax in axes[len(panels):]:
+        ax.set_visible(False)
+    return fig
+
+
+def _read_optimum(path):
+    """``{(data, lambda): value}`` from the ``--optimum`` CSV, or None."""
+    if path is None:
+        return None
+    try:
+        table = pd.read_csv(path)
+        return {(str(data), float(lam)): float(value) for data, lam, value
+                in zip(table["data"], table["lambda"], table["value"])}
+    except (OSError, KeyError, ValueError) as err:
+        raise UserError(f"--optimum {path}: give a readable CSV with columns data,lambda,value "
+                        f"and numeric lambda and value ({type(err).__name__}: {err})") from None
+
+
+def _markdown(table):
+    """A GitHub Markdown table (numbers to 4 significant digits, missing values empty)."""
+    def cell(value):
+        if pd.isna(value):
+            return ""
+        if isinstance(value, float):
+            return f"{value:.4g}"
+        return str(value).replace("|", "\\|")
+    lines = ["| " + " | ".join(table.columns) + " |", "|" + " --- |" * len(table.columns)]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |"
+              for row in table.itertuples(index=False)]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,80 @@
+"""Plot data from the tidy table of all run logs (data first, then the renderer).
+
+The input is :func:`ssvmbench.runlog.load_logs`'s table, whose ``method`` column is the
+run's solver with its non-default options; curves are named by :func:`method_label`.
+"""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+GROUP = ["data", "data_variant", "lambda"]
+TINY = 1e-12  # floor of the suboptimality, so that it stays on log axes
+SUMMARY = ["data", "lambda", "solver", "method", "iterate", "seed", "status", "effective_pass",
+           "primal", "dual", "gap", "test_error", "time_s", "seconds_per_pass", "run"]
+
+
+def method_label(solver, iterate):
+    """``bcfw`` for the raw iterate, ``bcfw-wavg`` for an average (BCFW Figure 1 names)."""
+    return solver if iterate == "raw" else f"{solver}-{iterate}"
+
+
+def _labels(df):
+    return [method_label(m, i) for m, i in zip(df["method"], df["iterate"])]
+
+
+def _given(optimum, data, lam):
+    """The user's optimum for ``(data, lam)`` (λ compared to 6 significant digits)."""
+    for (name, value_lam), value in (optimum or {}).items():
+        if not pd.isna(data) and name == data and np.isclose(value_lam, lam, rtol=1e-6, atol=0):
+            return value
+    return None
+
+
+def add_suboptimality(df, optimum=None):
+    """Add ``suboptimality`` = primal − reference and ``reference`` (its kind) per dataset,
+    variant and λ. The reference is the user's ``optimum[(data, lambda)]`` if given, else the
+    best (largest) finite dual objective over all rows of the group (BCFW Appendix F), else,
+    for groups without any dual, the best (smallest) primal."""
+    df = df.copy()
+    reference = pd.Series(np.nan, index=df.index)
+    kind = pd.Series("", index=df.index, dtype=object)
+    for (data, _, lam), rows in df.groupby(GROUP, dropna=False).groups.items():
+        dual, primal = df.loc[rows, "dual"], df.loc[rows, "primal"]
+        given = _given(optimum, data, lam)
+        if given is not None:
+            value, source = given, "given optimum"
+            if primal.min() < value - 1e-9 * max(1.0, abs(value)):
+                warnings.warn(f"{data}, lambda={lam:g}: primal {primal.min():.10g} is below "
+                              f"the given optimum {value:.10g}; check the --optimum file")
+        elif np.isfinite(dual).any():
+            value, source = dual[np.isfinite(dual)].max(), "best dual"
+        else:
+            value, source = primal.min(), "best primal"
+        reference[rows] = value
+        kind[rows] = source
+    df["reference"] = kind
+    df["suboptimality"] = np.maximum(df["primal"] - reference, TINY)
+    return df
+
+
+def aggregate(df, y, x="effective_pass"):
+    """Median, min and max of ``y`` over seeds per dataset, variant, λ, curve ``method``
+    (:func:`method_label` of the run's method and iterate) and effective pass. For another
+    ``x`` (``oracle_calls``, ``time_s``) its median at that pass is added as column ``x``."""
+    grouped = df.assign(method=_labels(df)).groupby(GROUP + ["method", "effective_pass"],
+                                                    dropna=False)
+    stats = grouped[y].agg(["median", "min", "max"])
+    if x != "effective_pass":
+        stats[x] = grouped[x].median()
+    return stats.reset_index()
+
+
+def summary(df):
+    """One row per run and iterate: its last checkpoint, with ``seconds_per_pass``."""
+    last = df.groupby(["run", "iterate"], sort=False).tail(1)
+    passes = last["effective_pass"].where(last["effective_pass"] > 0)
+    table = last.assign(method=_labels(last), seconds_per_pass=last["time_s"] / passes)
+    return (table.reindex(columns=SUMMARY).sort_values(["data", "lambda", "method", "seed"])
+            .reset_index(drop=True))

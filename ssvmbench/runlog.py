@@ -1,0 +1,166 @@
+"""HDF5 run log: one file per run, one row per checkpoint and iterate (DESIGN.md, Run log).
+
+Columns are 1-D resizable datasets under ``trace/``, grown in blocks; the number of valid
+rows is the root attribute ``n_rows``, updated after the data. The file is flushed after
+every append, so a run killed even by SIGKILL leaves a readable file with every checkpoint
+written so far (its ``status`` stays ``running``). Existing files are never overwritten.
+"""
+
+import datetime
+import warnings
+from pathlib import Path
+
+import h5py
+import numpy as np
+import pandas as pd
+import yaml
+
+from ssvmbench.errors import UserError
+
+BLOCK = 256
+SCHEMA_VERSION = 1
+METADATA = ("solver", "method", "data", "data_variant", "lambda", "seed", "status")
+
+
+class Interrupted(Exception):
+    """Raised (by the runner's SIGTERM handler) to stop a run; the log says ``interrupted``."""
+
+
+def _now():
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def _attribute(key, value):
+    """An HDF5-storable attribute value: scalars as they are, containers as YAML."""
+    if isinstance(value, (dict, list, tuple)):
+        return yaml.safe_dump(list(value) if isinstance(value, tuple) else value,
+                              sort_keys=False)
+    if isinstance(value, (str, int, float, bool, np.generic)):
+        return value
+    raise TypeError(f"run log attribute {key}={value!r}: use str, int, float, bool, "
+                    "dict or list")
+
+
+class RunLog:
+    """Writer: ``with RunLog(path, attrs) as log: log.append({...})``."""
+
+    def __init__(self, path, attrs):
+        self.path = Path(path)
+        values = {key: _attribute(key, value) for key, value in attrs.items()}
+        try:
+            self.file = h5py.File(self.path, "x")
+        except FileExistsError:
+            raise UserError(f"{self.path} already exists; choose another hydra.run.dir "
+                            "or delete it") from None
+        self.file.attrs.update(values)
+        self.file.attrs.update(status="running", started=_now(),
+                               schema_version=SCHEMA_VERSION, n_rows=0)
+        self.trace = self.file.create_group("trace")
+        self.columns = None
+        self.n_rows = 0
+        self.file.flush()
+
+    def append(self, rows):
+        """Append rows given as ``{column: 1-D values}``, the same columns every time."""
+        columns = {key: np.asarray(values) for key, values in rows.items()}
+        if not columns:
+            raise ValueError("append needs at least one column")
+        if self.columns is None:
+            self.columns = set(columns)
+        elif set(columns) != self.columns:
+            raise ValueError(f"columns {sorted(columns)} differ from {sorted(self.columns)}")
+        if any(v.ndim != 1 for v in columns.values()) or len(
+                {len(v) for v in columns.values()}) != 1:
+            raise ValueError("every column must be 1-D and all of the same length: "
+                             + str({key: v.shape for key, v in columns.items()}))
+        end = self.n_rows + len(next(iter(columns.values())))
+        for key, values in columns.items():
+            if key not in self.trace:
+                self._create(key, values.dtype)
+            dataset = self.trace[key]
+            if dataset.shape[0] < end:
+                dataset.resize((-(-end // BLOCK) * BLOCK,))
+            if h5py.check_string_dtype(dataset.dtype):
+                values = values.astype(str).astype(object)
+            dataset[self.n_rows:end] = values
+        self.n_rows = end
+        self.file.attrs["n_rows"] = end
+        self.file.flush()
+
+    def _create(self, key, dtype):
+        if dtype.kind in "US":
+            dtype = h5py.string_dtype()
+        elif dtype.kind in "biu":
+            dtype = np.int64
+        else:
+            dtype = np.float64
+        self.trace.create_dataset(key, shape=(0,), maxshape=(None,), chunks=(BLOCK,),
+                                  dtype=dtype)
+
+    def close(self, status="finished", error=None):
+        """Record the final ``status`` (and ``error`` message) and close; idempotent."""
+        if not self.file:
+            return
+        self.file.attrs.update(status=status, finished=_now())
+        if error:
+            self.file.attrs["error"] = error
+        self.file.flush()
+        self.file.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, traceback):
+        if kind is None:
+            self.close("finished")
+        elif issubclass(kind, (KeyboardInterrupt, Interrupted)):
+            self.close("interrupted", str(error) or kind.__name__)
+        else:
+            self.close("failed", f"{kind.__name__}: {error}")
+        return False
+
+
+def read_log(path):
+    """``(trace DataFrame, attributes dict)`` of one run log, finished or not.
+
+    The HDF5 file lock is not taken, so the log of a running job can be read too (as of
+    its last flush)."""
+    with h5py.File(path, "r", locking=False) as f:
+        attrs = {key: (value.item() if isinstance(value, np.generic) else value)
+                 for key, value in f.attrs.items()}
+        n = int(attrs.get("n_rows", 0))
+        trace = {key: (dataset.asstr()[:n] if h5py.check_string_dtype(dataset.dtype)
+                       else dataset[:n])
+                 for key, dataset in f["trace"].items()}
+    return pd.DataFrame(trace), attrs
+
+
+def find_logs(root):
+    """Every ``*.h5`` file under ``root`` (or ``root`` itself if it is one), sorted."""
+    root = Path(root)
+    return [root] if root.is_file() else sorted(root.rglob("*.h5"))
+
+
+def load_logs(root):
+    """All rows of all logs under ``root`` as one tidy table, tagged with the run's
+    ``solver``, ``method`` (solver and non-default options; the solver if absent),
+    ``data``, ``data_variant``, ``lambda``, ``seed``, ``status`` and ``run`` (its path)."""
+    frames = []
+    for path in find_logs(root):
+        try:
+            trace, attrs = read_log(path)
+        except (OSError, KeyError, ValueError) as err:
+            warnings.warn(f"skipping unreadable run log {path}: {err}")
+            continue
+        attrs.setdefault("method", attrs.get("solver", pd.NA))
+        for key in METADATA:
+            trace[key] = attrs.get(key, pd.NA)
+        trace["run"] = str(path)
+        if len(trace):
+            frames.append(trace)
+    if not frames:
+        raise UserError(f"no run logs (*.h5) with rows found under {root}; "
+                        "run `ssvmbench run ...` first or check the path")
+    table = pd.concat(frames, ignore_index=True)
+    table["lambda"] = pd.to_numeric(table["lambda"], errors="coerce").astype(float)
+    return table

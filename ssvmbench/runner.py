@@ -1,0 +1,152 @@
+"""One run: config -> data -> task -> solver -> checkpoints -> HDF5 run log."""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from importlib.metadata import version
+from pathlib import Path
+
+import numba
+import numpy as np
+from omegaconf import OmegaConf
+from tqdm import tqdm
+
+from ssvmbench.data import load_split
+from ssvmbench.errors import UserError
+from ssvmbench.monitor import measure, schedule
+from ssvmbench.runlog import Interrupted, RunLog
+from ssvmbench.solvers import make_solver
+from ssvmbench.tasks.chain import ChainTask
+
+LOG_NAME = "run.h5"
+_PER_N = re.compile(r"^\s*(?:(\d*\.?\d+(?:[eE][-+]?\d+)?)\s*/\s*n|inv_n)\s*$")
+
+
+def resolve_lambda(spec, n):
+    """``lambda`` as given on the command line -> a number; ``1/n``, ``inv_n`` and
+    ``C/n`` select ``C/n`` for the training-set size ``n`` (BCFW uses 1/n for CoNLL)."""
+    if isinstance(spec, str):
+        match = _PER_N.match(spec)
+        if match:
+            return float(match.group(1) or 1.0) / n
+        try:
+            spec = float(spec)
+        except ValueError:
+            raise UserError(f"lambda={spec} is not a number; give e.g. lambda=0.01, "
+                            "lambda=1/n or lambda=inv_n") from None
+    if isinstance(spec, bool) or not isinstance(spec, (int, float)) or not spec > 0:
+        raise UserError(f"lambda={spec} must be a positive number (or 1/n, inv_n)")
+    return float(spec)
+
+
+def prepare(cfg):
+    """Everything a run needs, validated before any result is written:
+    ``(solver, train task, test task, split, lam)``."""
+    data_cfg = OmegaConf.to_container(cfg.data, resolve=True)
+    name = data_cfg.pop("name")
+    split = load_split(name, **data_cfg)
+    train, test = ChainTask(split.train), ChainTask(split.test)
+    lam = resolve_lambda(cfg["lambda"], train.n)
+    options = OmegaConf.to_container(cfg.solver, resolve=True)
+    solver_name = options.pop("name")
+    options.pop("passes")
+    solver = make_solver(solver_name, train, lam, options, int(cfg.seed))
+    return solver, train, test, split, lam
+
+
+def run(cfg, run_dir) -> Path:
+    """Train as configured and log to ``run_dir/run.h5``; returns the log path."""
+    passes = cfg.solver.passes
+    points = schedule(passes, cfg.eval.every, cfg.eval.log_start, cfg.eval.per_decade)
+    for key in ("gap", "time_s"):
+        if cfg.stop[key] is not None and not cfg.stop[key] > 0:
+            raise UserError(f"stop.{key}={cfg.stop[key]} must be positive (or null)")
+    solver, train, test, split, lam = prepare(cfg)
+    path = Path(run_dir) / LOG_NAME
+    with RunLog(path, _attributes(cfg, solver, split, lam)) as log, _signals_interrupt():
+        solver_time = eval_time = 0.0
+        bar = tqdm(total=float(passes), unit="pass", disable=not sys.stderr.isatty(),
+                   bar_format="{l_bar}{bar}| {n:.2f}/{total:.0f} passes [{elapsed}<{remaining}]")
+        for target in points:
+            calls = int(np.ceil(target * train.n - 1e-9))
+            if calls <= solver.oracle_calls:
+                continue
+            start = time.perf_counter()
+            solver.run_until(calls)
+            solver_time += time.perf_counter() - start
+            start = time.perf_counter()
+            rows = measure(solver, train, test)
+            eval_time += time.perf_counter() - start
+            k = len(rows["iterate"])
+            rows.update(effective_pass=[solver.oracle_calls / train.n] * k,
+                        oracle_calls=[solver.oracle_calls] * k,
+                        time_s=[solver_time] * k, eval_time_s=[eval_time] * k)
+            log.append(rows)
+            bar.update(solver.oracle_calls / train.n - bar.n)
+            bar.set_postfix(primal=f"{rows['primal'][0]:.4g}", gap=f"{rows['gap'][0]:.3g}")
+            if _should_stop(cfg.stop, rows["gap"][0], solver_time):
+                break
+        bar.close()
+    print(f"run log: {path}")
+    return path
+
+
+def _should_stop(stop, gap, solver_time):
+    return ((stop.gap is not None and gap <= stop.gap)
+            or (stop.time_s is not None and solver_time >= stop.time_s))
+
+
+class _signals_interrupt:
+    """Turn SIGTERM into :class:`Interrupted` (SIGINT already raises KeyboardInterrupt),
+    so that the run log is closed with ``status=interrupted``."""
+
+    def __enter__(self):
+        def handler(signum, frame):
+            raise Interrupted(f"received signal {signum}")
+        self._previous = signal.signal(signal.SIGTERM, handler)
+
+    def __exit__(self, *exc):
+        signal.signal(signal.SIGTERM, self._previous)
+        return False
+
+
+def _attributes(cfg, solver, split, lam):
+    return {
+        "config": OmegaConf.to_yaml(cfg, resolve=True),
+        "solver": solver.name,
+        "method": solver.method,
+        "data": cfg.data.name,
+        "data_variant": split.variant,
+        "data_source": split.source,
+        "dataset_checksum": split.checksum,
+        "lambda": lam,
+        "lambda_spec": str(cfg["lambda"]),
+        "seed": int(cfg.seed),
+        "n": solver.task.n,
+        "d": solver.task.d,
+        "n_test": split.test.n,
+        "objective": "lam/2 ||w||^2 + 1/n sum_i H_i(w)  (BCFW eq. 3)",
+        "iterates": ",".join(solver.iterate_names),
+        "numba_threads": numba.get_num_threads(),
+        "versions": {pkg: version(pkg) for pkg in
+                     ("ssvmbench", "numpy", "numba", "scipy", "h5py", "hydra-core")},
+        "python": sys.version.split()[0],
+        "git_revision": _git_revision(),
+        "host": os.uname().nodename,
+    }
+
+
+def _git_revision():
+    """Commit of the source tree (the package's, else the working directory's)."""
+    for where in (Path(__file__).parent, Path.cwd()):
+        try:
+            out = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True,
+                                 text=True, cwd=where, timeout=5)
+        except (OSError, subprocess.SubprocessError):
+            continue
+        if out.returncode == 0:
+            return out.stdout.strip()
+    return "unknown"

@@ -1,0 +1,122 @@
+"""The command line end to end, through the installed console script."""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import h5py
+import pytest
+
+from ssvmbench.runlog import read_log
+
+EXE = shutil.which("ssvmbench", path=str(Path(sys.executable).parent)) or shutil.which("ssvmbench")
+
+
+def ssvmbench(*args, cwd, check=True, timeout=600):
+    assert EXE, "the ssvmbench console script is not installed (pip install '.[test]')"
+    result = subprocess.run([EXE, *args], cwd=cwd, capture_output=True, text=True,
+                            timeout=timeout, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    if check:
+        assert result.returncode == 0, result.stderr[-3000:]
+    return result
+
+
+def test_help_lists_the_subcommands(tmp_path):
+    out = ssvmbench("--help", cwd=tmp_path).stdout
+    for command in ("run", "plot", "data", "bench"):
+        assert command in out
+    for command in ("plot", "data", "bench"):
+        assert "usage: ssvmbench " + command in ssvmbench(command, "--help", cwd=tmp_path).stdout
+    assert "ssvmbench" in ssvmbench("run", "--help", cwd=tmp_path).stdout
+
+
+def test_single_run_writes_exactly_one_log(data_root, tmp_path):
+    run_dir = tmp_path / "DIR"
+    ssvmbench("run", "solver=bcfw", "data=ocr", "lambda=0.01", "seed=3", "solver.passes=2",
+              f"hydra.run.dir={run_dir}", cwd=tmp_path)
+    logs = list(run_dir.glob("*.h5"))
+    assert len(logs) == 1 and list(run_dir.rglob("*.h5")) == logs
+    trace, attrs = read_log(logs[0])
+    assert attrs["status"] == "finished" and attrs["seed"] == 3 and attrs["n"] == 6251
+    assert attrs["lambda"] == 0.01 and attrs["solver"] == "bcfw" and attrs["d"] == 4082
+    assert sorted(trace["effective_pass"].unique()) == [1.0, 2.0]
+    assert set(trace["iterate"]) == {"raw", "wavg"}
+    assert (trace["gap"] >= 0).all() and (trace["time_s"] > 0).all()
+    for name in ("effective_pass", "primal", "dual", "gap", "test_error", "time_s", "nnz"):
+        assert name in trace
+    assert "solver:" in attrs["config"]
+
+    again = ssvmbench("run", "solver=ssg", f"hydra.run.dir={run_dir}", cwd=tmp_path, check=False)
+    assert again.returncode == 2 and "already holds run logs" in again.stderr
+    assert read_log(logs[0])[1]["status"] == "finished"
+
+
+def test_lambda_one_over_n_and_fractional_log_checkpoints(data_root, tmp_path):
+    run_dir = tmp_path / "inv"
+    ssvmbench("run", "solver=ssg", "lambda=1/n", "solver.passes=1", "eval.log_start=0.1",
+              "eval.per_decade=2", "solver.iterates=[raw]", f"hydra.run.dir={run_dir}", cwd=tmp_path)
+    trace, attrs = read_log(run_dir / "run.h5")
+    assert attrs["lambda"] == pytest.approx(1 / 6251) and attrs["lambda_spec"] == "1/n"
+    assert trace["effective_pass"].round(2).tolist() == [0.1, 0.32, 1.0]
+    assert trace["dual"].isna().all()
+
+
+def test_sweep_then_plot(data_root, tmp_path):
+    sweep = tmp_path / "sweep"
+    ssvmbench("run", "-m", "solver=bcfw,ssg", "data=ocr", "lambda=0.01,0.001", "seed=0,1",
+              "solver.passes=1", f"hydra.sweep.dir={sweep}", cwd=tmp_path)
+    logs = sorted(sweep.rglob("*.h5"))
+    assert len(logs) == 8
+    out = tmp_path / "figures"
+    ssvmbench("plot", str(sweep), "-o", str(out), cwd=tmp_path)
+    for name in ("suboptimality.png", "suboptimality.pdf", "test_error.png", "summary.csv",
+                 "summary.md"):
+        assert (out / name).stat().st_size > 0
+
+
+@pytest.mark.parametrize("args,message", [
+    (["solver=nope"], "bcfw"),
+    (["data=nope"], "ocr"),
+    (["lambda=0"], "lambda=0"),
+    (["lambda=-1"], "positive"),
+    (["lambda=abc"], "lambda=abc"),
+    (["solver.passes=-1"], "solver.passes=-1"),
+    (["solver.iterates=[raw,best]"], "solver.iterates"),
+])
+def test_bad_input_is_refused_before_any_log(args, message, tmp_path):
+    run_dir = tmp_path / "bad"
+    result = ssvmbench("run", *args, f"hydra.run.dir={run_dir}", cwd=tmp_path, check=False)
+    assert result.returncode != 0
+    assert message in result.stderr
+    assert not list(tmp_path.rglob("*.h5"))
+
+
+@pytest.mark.parametrize("sig,status", [(signal.SIGTERM, "interrupted"),
+                                        (signal.SIGINT, "interrupted"),
+                                        (signal.SIGKILL, "running")])
+def test_killed_run_leaves_a_readable_log(data_root, tmp_path, sig, status):
+    run_dir = tmp_path / "killed"
+    proc = subprocess.Popen([EXE, "run", "solver=ssg", "solver.passes=100000",
+                             "eval.every=0.05", f"hydra.run.dir={run_dir}"], cwd=tmp_path,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    log = run_dir / "run.h5"
+    deadline = time.time() + 300
+    while time.time() < deadline:
+        if log.exists():
+            try:
+                if len(read_log(log)[0]) >= 4:
+                    break
+            except (OSError, KeyError):
+                pass
+        time.sleep(0.5)
+    proc.send_signal(sig)
+    proc.wait(timeout=60)
+    trace, attrs = read_log(log)
+    assert attrs["status"] == status
+    assert len(trace) >= 4
+    with h5py.File(log, "r") as f:
+        assert f["trace/primal"].shape[0] >= attrs["n_rows"]

@@ -1,0 +1,108 @@
+"""Plot data (suboptimality reference, aggregation over seeds, summary) and the plot command."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ssvmbench.cli import main
+from ssvmbench.plotting.curves import add_suboptimality, aggregate, method_label
+from ssvmbench.runlog import RunLog
+
+
+def table(**columns):
+    base = dict(data="ocr", data_variant="v", method="bcfw", iterate="raw", effective_pass=1.0)
+    n = len(next(iter(columns.values())))
+    return pd.DataFrame({**{k: [v] * n for k, v in base.items()}, **columns})
+
+
+def test_method_label():
+    assert method_label("bcfw", "raw") == "bcfw"
+    assert method_label("ssg", "wavg") == "ssg-wavg"
+
+
+def test_suboptimality_uses_the_best_dual_of_the_group():
+    df = table(**{"lambda": [0.1, 0.1, 0.1, 1 / 3, 1 / 3],
+                  "primal": [1.0, 0.8, 0.9, 0.5, 0.7],
+                  "dual": [0.6, 0.7, np.nan, np.nan, np.nan]})
+    out = add_suboptimality(df)
+    assert out["suboptimality"].round(6).tolist() == [0.3, 0.1, 0.2, 0.0, 0.2]
+    assert out["suboptimality"].min() > 0
+    assert out["reference"].tolist() == ["best dual"] * 3 + ["best primal"] * 2
+    given = add_suboptimality(df, {("ocr", 0.333333333): 0.25})
+    assert given["suboptimality"].iloc[3:].tolist() == pytest.approx([0.25, 0.45])
+    assert given["reference"].iloc[3] == "given optimum" and given["reference"].iloc[0] == "best dual"
+    other_data = add_suboptimality(df.assign(data=["ocr"] * 3 + ["conll"] * 2))
+    assert other_data["reference"].tolist() == out["reference"].tolist()
+
+
+def test_aggregate_over_seeds():
+    df = table(**{"lambda": [0.1] * 5, "primal": [1.0, 2.0, 4.0, 8.0, 9.0],
+                  "seed": [0, 1, 2, 0, 1], "iterate": ["raw"] * 3 + ["wavg"] * 2,
+                  "time_s": [1.0, 3.0, 2.0, 5.0, 7.0]})
+    stats = aggregate(df, "primal", x="time_s").set_index("method")
+    assert stats.loc["bcfw", ["median", "min", "max", "time_s"]].tolist() == [2.0, 1.0, 4.0, 2.0]
+    assert stats.loc["bcfw-wavg", ["median", "min", "max"]].tolist() == [8.5, 8.0, 9.0]
+    assert "time_s" not in aggregate(df, "primal")
+
+
+def write_logs(root):
+    """bcfw (raw, wavg) and ssg (raw) with seeds 0 and 1 at λ=0.01, one bcfw run at 0.001."""
+    runs = [("bcfw", 0.01, s) for s in (0, 1)] + [("ssg", 0.01, s) for s in (0, 1)]
+    for solver, lam, seed in runs + [("bcfw", 0.001, 0)]:
+        iterates = ["raw", "wavg"] if solver == "bcfw" else ["raw"]
+        k = len(iterates)
+        attrs = {"solver": solver, "method": solver, "data": "ocr", "data_variant": "v",
+                 "lambda": lam, "seed": seed, "config": {"solver": {"name": solver}}}
+        run = root / f"{solver}_{lam}_{seed}"
+        run.mkdir()
+        with RunLog(run / "run.h5", attrs) as log:
+            for p in (1, 2, 4):
+                dual = 0.5 - 1 / (p + 1) - 0.01 * seed
+                log.append({"iterate": iterates, "effective_pass": [float(p)] * k,
+                            "oracle_calls": [p * 100] * k, "time_s": [0.1 * p] * k,
+                            "eval_time_s": [0.05 * p] * k,
+                            "primal": [0.5 + 1 / p + 0.01 * seed + 0.01 * j for j in range(k)],
+                            "dual": [np.nan if solver == "ssg" else dual] * k,
+                            "gap": [np.nan] * k, "train_loss": [0.1] * k,
+                            "test_error": [0.3 - 0.02 * p] * k, "test_metric": [0.7] * k,
+                            "nnz": [50] * k})
+
+
+def test_plot_command_writes_figures_and_summary(tmp_path, capsys):
+    (tmp_path / "logs").mkdir()
+    write_logs(tmp_path / "logs")
+    out = tmp_path / "figures" / "new"
+    assert main(["plot", str(tmp_path / "logs"), "-o", str(out)]) == 0
+    names = ("suboptimality.png", "suboptimality.pdf", "test_error.png", "test_error.pdf",
+             "summary.csv", "summary.md")
+    assert sorted(capsys.readouterr().out.split()) == sorted(str(out / n) for n in names)
+    for name in names:
+        assert (out / name).stat().st_size > 100
+    summary = pd.read_csv(out / "summary.csv")
+    assert len(summary) == 2 * 2 + 2 + 2
+    assert sorted(zip(summary["lambda"], summary["method"], summary["seed"])) == sorted(
+        [(0.01, m, s) for m in ("bcfw", "bcfw-wavg", "ssg") for s in (0, 1)]
+        + [(0.001, "bcfw", 0), (0.001, "bcfw-wavg", 0)])
+    assert (summary["effective_pass"] == 4).all() and (summary["status"] == "finished").all()
+    assert summary["seconds_per_pass"].round(6).eq(0.1).all()
+    markdown = (out / "summary.md").read_text().splitlines()
+    assert markdown[0].startswith("| data | lambda | solver | method | iterate |")
+    assert len(markdown) == 2 + len(summary)
+
+
+def test_plot_options_and_bad_optimum(tmp_path, capsys):
+    (tmp_path / "logs").mkdir()
+    write_logs(tmp_path / "logs")
+    optimum = tmp_path / "optimum.csv"
+    optimum.write_text("data,lambda,value\nocr,0.01,0.3\n")
+    out = tmp_path / "figures"
+    assert main(["plot", str(tmp_path / "logs"), "-o", str(out), "--format", "svg",
+                 "--x", "time_s", "--optimum", str(optimum)]) == 0
+    printed = capsys.readouterr().out.split()
+    assert printed == [str(out / n) for n in ("suboptimality.svg", "test_error.svg",
+                                              "summary.csv", "summary.md")]
+    optimum.write_text("data,lam,value\nocr,0.01,0.3\n")
+    assert main(["plot", str(tmp_path / "logs"), "-o", str(out), "--optimum", str(optimum)]) == 2
+    assert "data,lambda,value" in capsys.readouterr().err
+    assert main(["plot", str(tmp_path / "empty"), "-o", str(out)]) == 2
+    assert "no run logs" in capsys.readouterr().err

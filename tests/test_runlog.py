@@ -1,0 +1,122 @@
+"""Run log: round trip, never overwriting, statuses, and surviving SIGKILL."""
+
+import signal
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import yaml
+
+from ssvmbench.errors import UserError
+from ssvmbench.runlog import Interrupted, RunLog, find_logs, load_logs, read_log
+
+
+def rows(k, start=0):
+    return {"iterate": ["raw", "wavg"] * k, "effective_pass": np.repeat(np.arange(start, start + k), 2),
+            "primal": np.linspace(1, 0, 2 * k), "nnz": np.arange(2 * k)}
+
+
+def test_round_trip(tmp_path):
+    path = tmp_path / "run.h5"
+    attrs = {"solver": "bcfw", "lambda": 0.01, "seed": 2, "warm": False,
+             "opts": {"a": [1, 2], "b": {"c": "d"}}}
+    with RunLog(path, attrs) as log:
+        log.append(rows(2))
+        log.append(rows(300, start=2))
+        log.append({**rows(1, start=302), "iterate": ["a-name-longer-than-16", "wavg"]})
+    trace, attrs = read_log(path)
+    assert len(trace) == 606 and attrs["n_rows"] == 606
+    assert trace["iterate"].tolist()[:3] == ["raw", "wavg", "raw"]
+    assert trace["iterate"].iloc[-2] == "a-name-longer-than-16"
+    assert trace["effective_pass"].iloc[-1] == 302 and trace["nnz"].dtype == np.int64
+    assert trace["primal"].dtype == np.float64
+    assert attrs["status"] == "finished" and attrs["lambda"] == 0.01 and attrs["seed"] == 2
+    assert attrs["warm"] is False and type(attrs["seed"]) is int
+    assert yaml.safe_load(attrs["opts"]) == {"a": [1, 2], "b": {"c": "d"}}
+    assert attrs["schema_version"] == 1 and attrs["started"] <= attrs["finished"]
+
+
+def test_append_checks_columns(tmp_path):
+    log = RunLog(tmp_path / "run.h5", {})
+    with pytest.raises(ValueError):
+        log.append({"x": [1], "y": [1, 2]})
+    log.append({"x": [1], "y": [1.5]})
+    with pytest.raises(ValueError):
+        log.append({"x": [2]})
+    log.close()
+    log.close()
+    assert read_log(tmp_path / "run.h5")[0].to_dict("list") == {"x": [1], "y": [1.5]}
+
+
+def test_bad_attribute_is_refused_before_the_file_exists(tmp_path):
+    with pytest.raises(TypeError, match="when"):
+        RunLog(tmp_path / "run.h5", {"when": None})
+    assert not (tmp_path / "run.h5").exists()
+
+
+def test_existing_file_is_refused_and_untouched(tmp_path):
+    path = tmp_path / "run.h5"
+    with RunLog(path, {"seed": 1}) as log:
+        log.append(rows(1))
+    before = path.read_bytes()
+    with pytest.raises(UserError, match="already exists.*hydra.run.dir"):
+        RunLog(path, {"seed": 2})
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("error,status", [(KeyboardInterrupt, "interrupted"),
+                                         (Interrupted, "interrupted"),
+                                         (RuntimeError, "failed")])
+def test_status_on_errors(tmp_path, error, status):
+    path = tmp_path / "run.h5"
+    with pytest.raises(error):
+        with RunLog(path, {}) as log:
+            log.append(rows(1))
+            raise error("stop")
+    trace, attrs = read_log(path)
+    assert attrs["status"] == status and len(trace) == 2 and "stop" in attrs["error"]
+
+
+def test_sigkill_leaves_every_flushed_checkpoint(tmp_path):
+    path = tmp_path / "run.h5"
+    script = f"""
+import time
+from ssvmbench.runlog import RunLog
+log = RunLog({str(path)!r}, {{"seed": 0}})
+for k in range(3):
+    log.append({{"iterate": ["raw"], "primal": [float(k)]}})
+print("ready", flush=True)
+time.sleep(60)
+"""
+    with subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                          text=True) as proc:
+        try:
+            assert proc.stdout.readline().strip() == "ready"
+            trace, attrs = read_log(path)          # readable while the writer is alive
+            assert trace["primal"].tolist() == [0.0, 1.0, 2.0]
+        finally:
+            proc.send_signal(signal.SIGKILL)
+    trace, attrs = read_log(path)
+    assert trace["primal"].tolist() == [0.0, 1.0, 2.0] and attrs["status"] == "running"
+    assert trace["iterate"].tolist() == ["raw"] * 3
+
+
+def test_load_logs_tags_rows_with_run_metadata(tmp_path):
+    for seed in (0, 1):
+        (tmp_path / f"s{seed}").mkdir()
+        with RunLog(tmp_path / f"s{seed}" / "run.h5", {"solver": "ssg", "lambda": 0.1,
+                                                       "seed": seed}) as log:
+            log.append(rows(2))
+    (tmp_path / "broken.h5").write_text("not hdf5")
+    assert find_logs(tmp_path)[0].name == "broken.h5" and len(find_logs(tmp_path)) == 3
+    with pytest.warns(UserWarning, match="broken.h5"):
+        table = load_logs(tmp_path)
+    assert len(table) == 8 and sorted(table["seed"].unique()) == [0, 1]
+    assert set(table["solver"]) == {"ssg"} and set(table["method"]) == {"ssg"}
+    assert table["data"].isna().all() and table["lambda"].dtype == np.float64
+    assert set(table["status"]) == {"finished"}
+    assert set(table["run"]) == {str(tmp_path / f"s{s}" / "run.h5") for s in (0, 1)}
+    assert len(load_logs(tmp_path / "s0" / "run.h5")) == 4
+    with pytest.raises(UserError, match="nothing"):
+        load_logs(tmp_path / "s0" / "nothing")
