@@ -3,12 +3,15 @@
 #   Figure 1a-c: BCFW, BCFW-wavg, FW, SSG, SSG-wavg at lambda = 0.01, 0.001, 1/n;
 #   Figure 2:    BCFW and FW with line search vs predefined step sizes;
 #   Figure 3:    stochastic solvers with their averages (avg, wavg, tavg).
-# Usage: scripts/bcfw_ocr_figures.sh [PASSES] [OUT]   (defaults: 100 passes, results/bcfw_ocr)
+# Usage: scripts/bcfw_ocr_figures.sh [PASSES] [OUT] [HYDRA ARGS...]
+#   defaults: 100 passes, results/bcfw_ocr; e.g. add `hydra/launcher=joblib
+#   hydra.launcher.n_jobs=2` to run two jobs at a time.
 set -euo pipefail
 PASSES=${1:-100}
 OUT=${2:-results/bcfw_ocr}
+shift $(( $# < 2 ? $# : 2 ))
 LAMBDAS=0.01,0.001,1/n
-COMMON="data=ocr lambda=$LAMBDAS solver.passes=$PASSES eval.log_start=0.05 eval.per_decade=4"
+COMMON="data=ocr lambda=$LAMBDAS solver.passes=$PASSES eval.log_start=0.05 eval.per_decade=4 $*"
 
 ssvmbench run -m solver=bcfw,ssg seed=0,1,2 "solver.iterates=[raw,avg,wavg,tavg]" $COMMON \
     hydra.sweep.dir="$OUT/logs/stochastic"
@@ -16,4 +19,7 @@ ssvmbench run -m solver=fw solver.step=line_search,predefined $COMMON \
     hydra.sweep.dir="$OUT/logs/batch"
 ssvmbench run -m solver=bcfw solver.step=predefined seed=0,1,2 $COMMON \
     hydra.sweep.dir="$OUT/logs/bcfw_predefined"
-ssvmbench plot "$OUT/logs" -o "$OUT/figures"
+ssvmbench plot "$OUT/logs" -o "$OUT/figures/figure1" --methods bcfw bcfw-wavg ssg ssg-wavg fw
+ssvmbench plot "$OUT/logs" -o "$OUT/figures/figure2" --methods bcfw bcfw-predefined fw fw-predefined
+ssvmbench plot "$OUT/logs" -o "$OUT/figures/figure3" \
+    --methods bcfw bcfw-wavg bcfw-tavg ssg ssg-avg ssg-wavg ssg-tavg

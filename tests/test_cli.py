@@ -58,7 +58,8 @@ def test_single_run_writes_exactly_one_log(data_root, tmp_path):
 def test_lambda_one_over_n_and_fractional_log_checkpoints(data_root, tmp_path):
     run_dir = tmp_path / "inv"
     ssvmbench("run", "solver=ssg", "lambda=1/n", "solver.passes=1", "eval.log_start=0.1",
-              "eval.per_decade=2", "solver.iterates=[raw]", f"hydra.run.dir={run_dir}", cwd=tmp_path)
+              "eval.per_decade=2", "solver.iterates=[raw]", f"hydra.run.dir={run_dir}",
+              cwd=tmp_path)
     trace, attrs = read_log(run_dir / "run.h5")
     assert attrs["lambda"] == pytest.approx(1 / 6251) and attrs["lambda_spec"] == "1/n"
     assert trace["effective_pass"].round(2).tolist() == [0.1, 0.32, 1.0]

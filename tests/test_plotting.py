@@ -30,7 +30,8 @@ def test_suboptimality_uses_the_best_dual_of_the_group():
     assert out["reference"].tolist() == ["best dual"] * 3 + ["best primal"] * 2
     given = add_suboptimality(df, {("ocr", 0.333333333): 0.25})
     assert given["suboptimality"].iloc[3:].tolist() == pytest.approx([0.25, 0.45])
-    assert given["reference"].iloc[3] == "given optimum" and given["reference"].iloc[0] == "best dual"
+    assert given["reference"].iloc[3] == "given optimum"
+    assert given["reference"].iloc[0] == "best dual"
     other_data = add_suboptimality(df.assign(data=["ocr"] * 3 + ["conll"] * 2))
     assert other_data["reference"].tolist() == out["reference"].tolist()
 
@@ -88,6 +89,16 @@ def test_plot_command_writes_figures_and_summary(tmp_path, capsys):
     markdown = (out / "summary.md").read_text().splitlines()
     assert markdown[0].startswith("| data | lambda | solver | method | iterate |")
     assert len(markdown) == 2 + len(summary)
+
+
+def test_plot_only_some_curves(tmp_path, capsys):
+    (tmp_path / "logs").mkdir()
+    write_logs(tmp_path / "logs")
+    out = tmp_path / "only"
+    assert main(["plot", str(tmp_path / "logs"), "-o", str(out), "--methods", "bcfw-wavg"]) == 0
+    assert set(pd.read_csv(out / "summary.csv")["method"]) == {"bcfw-wavg"}
+    assert main(["plot", str(tmp_path / "logs"), "-o", str(out), "--methods", "nope"]) == 2
+    assert "available" in capsys.readouterr().err
 
 
 def test_plot_options_and_bad_optimum(tmp_path, capsys):

@@ -13,7 +13,8 @@ from ssvmbench.runlog import Interrupted, RunLog, find_logs, load_logs, read_log
 
 
 def rows(k, start=0):
-    return {"iterate": ["raw", "wavg"] * k, "effective_pass": np.repeat(np.arange(start, start + k), 2),
+    return {"iterate": ["raw", "wavg"] * k,
+            "effective_pass": np.repeat(np.arange(start, start + k), 2),
             "primal": np.linspace(1, 0, 2 * k), "nnz": np.arange(2 * k)}
 
 

@@ -26,7 +26,8 @@ def objectives(solver):
 
 @pytest.mark.parametrize("name,step", DUAL_SOLVERS)
 def test_weak_duality_for_raw_and_averaged_iterates(name, step):
-    solver = make_solver(name, TASK, LAM, {"step": step, "iterates": ["raw", "avg", "wavg", "tavg"]}, 0)
+    options = {"step": step, "iterates": ["raw", "avg", "wavg", "tavg"]}
+    solver = make_solver(name, TASK, LAM, options, 0)
     for p in range(1, 8):
         solver.run_until(p * TASK.n)
         for iterate, (primal, dual) in objectives(solver).items():

@@ -7,7 +7,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ssvmbench.errors import UserError
-from ssvmbench.plotting.curves import GROUP, add_suboptimality, aggregate, summary
+from ssvmbench.plotting.curves import (GROUP, add_suboptimality, aggregate, curve_labels,
+                                      summary)
 from ssvmbench.runlog import load_logs
 
 X_LABELS = {"effective_pass": "effective passes", "oracle_calls": "oracle calls",
@@ -26,10 +27,15 @@ def configure_parser(parser):
     parser.add_argument("--optimum", metavar="FILE.csv",
                         help="known optima F* (CSV with columns data,lambda,value) to use "
                              "instead of the best dual objective seen")
+    parser.add_argument("--methods", nargs="+", metavar="CURVE",
+                        help="plot only these curves, e.g. bcfw bcfw-wavg ssg fw (the "
+                             "suboptimality reference still uses every log)")
 
 
 def main(args):
     df = add_suboptimality(load_logs(args.logs), _read_optimum(args.optimum))
+    if args.methods:
+        df = _only(df, args.methods)
     out = Path(args.out)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -81,6 +87,16 @@ def _figure(stats, x, ylabel, log_y, colors):
     for ax in axes[len(panels):]:
         ax.set_visible(False)
     return fig
+
+
+def _only(df, methods):
+    """The rows of the curves named in ``methods``; unknown names are refused."""
+    labels = pd.Series(curve_labels(df), index=df.index)
+    unknown = sorted(set(methods) - set(labels))
+    if unknown:
+        raise UserError(f"--methods: no curve named {unknown} in the logs; "
+                        f"available: {sorted(labels.unique())}")
+    return df[labels.isin(methods)]
 
 
 def _read_optimum(path):

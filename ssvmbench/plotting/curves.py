@@ -20,7 +20,8 @@ def method_label(solver, iterate):
     return solver if iterate == "raw" else f"{solver}-{iterate}"
 
 
-def _labels(df):
+def curve_labels(df):
+    """The curve name of every row (:func:`method_label` of its method and iterate)."""
     return [method_label(m, i) for m, i in zip(df["method"], df["iterate"])]
 
 
@@ -63,7 +64,7 @@ def aggregate(df, y, x="effective_pass"):
     """Median, min and max of ``y`` over seeds per dataset, variant, λ, curve ``method``
     (:func:`method_label` of the run's method and iterate) and effective pass. For another
     ``x`` (``oracle_calls``, ``time_s``) its median at that pass is added as column ``x``."""
-    grouped = df.assign(method=_labels(df)).groupby(GROUP + ["method", "effective_pass"],
+    grouped = df.assign(method=curve_labels(df)).groupby(GROUP + ["method", "effective_pass"],
                                                     dropna=False)
     stats = grouped[y].agg(["median", "min", "max"])
     if x != "effective_pass":
@@ -75,6 +76,6 @@ def summary(df):
     """One row per run and iterate: its last checkpoint, with ``seconds_per_pass``."""
     last = df.groupby(["run", "iterate"], sort=False).tail(1)
     passes = last["effective_pass"].where(last["effective_pass"] > 0)
-    table = last.assign(method=_labels(last), seconds_per_pass=last["time_s"] / passes)
+    table = last.assign(method=curve_labels(last), seconds_per_pass=last["time_s"] / passes)
     return (table.reindex(columns=SUMMARY).sort_values(["data", "lambda", "method", "seed"])
             .reset_index(drop=True))

@@ -13,7 +13,7 @@ import numpy as np
 
 from ssvmbench.solvers.averaging import update_averages
 from ssvmbench.solvers.base import Solver
-from ssvmbench.tasks.chain import (add_direction, direction_dot, direction_sqnorm,
+from ssvmbench.tasks.chain import (add_direction, buffers, direction_dot, direction_sqnorm,
                                    hamming, init_marginals, marginals_residual,
                                    move_marginals, unary_scores, viterbi)
 
@@ -25,12 +25,7 @@ def bcfw_steps(w, ell, mu, P, ell_i, dims, data, order, lam, line_search, k,
     offsets, labels = data[0], data[1]
     n = len(offsets) - 1
     L = dims[1]
-    U = np.empty((max_len, L))
-    delta = np.empty((max_len, L))
-    back = np.empty((max_len, L), dtype=np.int32)
-    y = np.empty(max_len, dtype=np.int32)
-    R = np.empty((max_len, L))
-    E = np.empty((L, L))
+    U, delta, back, y, R, E = buffers(max_len, L)
     x_dense = np.zeros(dims[0])
     for i in order:
         t0 = offsets[i]
@@ -69,7 +64,7 @@ class BCFW(Solver):
         self.ell_i = np.zeros(task.n)
         self.mu = np.empty((task.n_tokens, task.n_labels))
         self.P = np.empty((task.n, task.n_labels, task.n_labels))
-        init_marginals(task.dims, task.data, self.mu, self.P)
+        init_marginals(task.data, self.mu, self.P)
 
     def advance(self, budget):
         order = self.next_indices(budget)

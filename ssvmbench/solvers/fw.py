@@ -11,7 +11,8 @@ import numpy as np
 
 from ssvmbench.solvers.averaging import update_averages
 from ssvmbench.solvers.base import Solver
-from ssvmbench.tasks.chain import add_direction, hamming, psi_residual, unary_scores, viterbi
+from ssvmbench.tasks.chain import (add_direction, buffers, hamming, psi_residual,
+                                   unary_scores, viterbi)
 
 
 @nb.njit(cache=True)
@@ -20,12 +21,7 @@ def fw_corner(w, w_s, dims, data, lam, max_len):
     offsets, labels = data[0], data[1]
     n = len(offsets) - 1
     L = dims[1]
-    U = np.empty((max_len, L))
-    delta = np.empty((max_len, L))
-    back = np.empty((max_len, L), dtype=np.int32)
-    y = np.empty(max_len, dtype=np.int32)
-    R = np.empty((max_len, L))
-    E = np.empty((L, L))
+    U, delta, back, y, R, E = buffers(max_len, L)
     w_s[:] = 0.0
     ell_s = 0.0
     for i in range(n):

@@ -11,7 +11,7 @@ import numpy as np
 
 from ssvmbench.solvers.averaging import update_averages
 from ssvmbench.solvers.base import Solver
-from ssvmbench.tasks.chain import add_direction, psi_residual, unary_scores, viterbi
+from ssvmbench.tasks.chain import add_direction, buffers, psi_residual, unary_scores, viterbi
 
 
 @nb.njit(cache=True)
@@ -19,12 +19,7 @@ def ssg_steps(v, scale, dims, data, order, lam, k, avg_w, avg_ell, kinds, max_le
     """Pegasos steps for the examples ``order``; returns the new step counter ``k``."""
     offsets, labels = data[0], data[1]
     L = dims[1]
-    U = np.empty((max_len, L))
-    delta = np.empty((max_len, L))
-    back = np.empty((max_len, L), dtype=np.int32)
-    y = np.empty(max_len, dtype=np.int32)
-    R = np.empty((max_len, L))
-    E = np.empty((L, L))
+    U, delta, back, y, R, E = buffers(max_len, L)
     a = scale[0]
     for i in order:
         t0 = offsets[i]

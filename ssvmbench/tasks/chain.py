@@ -49,6 +49,15 @@ class ChainTask:
 
 
 @nb.njit(cache=True)
+def buffers(max_len, L):
+    """Per-pass scratch arrays: unary scores ``U``, Viterbi tables ``delta``/``back``,
+    a labeling ``y`` and a direction ``(R, E)`` (see below)."""
+    return (np.empty((max_len, L)), np.empty((max_len, L)),
+            np.empty((max_len, L), dtype=np.int32), np.empty(max_len, dtype=np.int32),
+            np.empty((max_len, L)), np.empty((L, L)))
+
+
+@nb.njit(cache=True)
 def unary_scores(w, ws, dims, data, i, out):
     """``out[t, l] = ws * <w_l, x_t>`` for the tokens of sequence ``i``; returns ``T``."""
     offsets, _, feat_ptr, feat_idx, feat_val = data
@@ -247,10 +256,9 @@ def marginals_residual(mu, Pi, t0, y, T, R, E):
 
 
 @nb.njit(cache=True)
-def init_marginals(dims, data, mu, P):
+def init_marginals(data, mu, P):
     """Factored dual state of ``alpha_i = e_{y_i}`` (BCFW Algorithm 4 start, ``w = 0``)."""
     offsets, labels = data[0], data[1]
-    L = dims[1]
     mu[:, :] = 0.0
     P[:, :, :] = 0.0
     for i in range(len(offsets) - 1):
@@ -293,10 +301,7 @@ def evaluate(w, dims, data, with_hinge, max_len):
     offsets, labels = data[0], data[1]
     L = dims[1]
     n = len(offsets) - 1
-    U = np.empty((max_len, L))
-    delta = np.empty((max_len, L))
-    back = np.empty((max_len, L), dtype=np.int32)
-    y = np.empty(max_len, dtype=np.int32)
+    U, delta, back, y, _, _ = buffers(max_len, L)
     hinge = 0.0
     err = 0.0
     wrong = 0
