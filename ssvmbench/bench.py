@@ -4,6 +4,7 @@ Seconds per effective pass are the median over ``--passes`` (>= 5) timed passes 
 a warm-up pass; JIT compile time (first call) is reported separately, as benchopt does.
 """
 
+import os
 import platform
 import resource
 import statistics
@@ -45,9 +46,9 @@ def main(args):
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"solver={solver.name} data={cfg.data.name} ({split.variant}) lambda={lam:g} "
           f"n={n} tokens={train.n_tokens} d={train.d}")
-    print(f"machine: {platform.processor() or platform.machine()}, "
-          f"numba threads {numba.get_num_threads()}")
-    print(f"jit + first oracle call:  {jit_s:.2f} s")
+    print(f"machine: {_cpu_model()}, {os.cpu_count()} cores; numba threads "
+          f"{numba.get_num_threads()} (the solvers run on one)")
+    print(f"compile/cache load + first oracle call: {jit_s:.2f} s")
     print(f"seconds per pass:         {per_pass:.4f}  (median of {len(times)}; "
           f"min {min(times):.4f}, max {max(times):.4f})")
     print(f"oracle calls per second:  {n / per_pass:,.0f}")
@@ -55,3 +56,14 @@ def main(args):
     print(f"solver state:             {state_mb:.1f} MiB")
     print(f"peak memory (max RSS):    {peak_mb:.0f} MiB")
     return 0
+
+
+def _cpu_model():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()

@@ -121,3 +121,11 @@ def test_killed_run_leaves_a_readable_log(data_root, tmp_path, sig, status):
     assert len(trace) >= 4
     with h5py.File(log, "r") as f:
         assert f["trace/primal"].shape[0] >= attrs["n_rows"]
+
+
+def test_bench_reports_speed_and_memory(data_root, tmp_path):
+    out = ssvmbench("bench", "solver=ssg", "data=ocr", "--passes", "5", cwd=tmp_path).stdout
+    for fragment in ("seconds per pass", "oracle calls per second", "peak memory", "d=4082"):
+        assert fragment in out
+    refused = ssvmbench("bench", "solver=ssg", "--passes", "3", cwd=tmp_path, check=False)
+    assert refused.returncode == 2 and "at least 5" in refused.stderr
