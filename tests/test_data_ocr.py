@@ -141,11 +141,11 @@ def test_fetch_failing_everywhere_is_one_clear_error(tmp_path, monkeypatch):
 
 def test_data_commands(data_root, tmp_path, capsys):
     from ssvmbench.cli import main
-    assert main(["data", "--root", str(data_root), "list"]) == 0
+    assert main(["data", "list", "--root", str(data_root)]) == 0
     assert "ocr/letters.pickle: ok" in capsys.readouterr().out
     (tmp_path / "ocr").mkdir()
     shutil.copy(data_root / "ocr/letters.pickle", tmp_path / "ocr/letters.pickle")
     with open(tmp_path / "ocr/letters.pickle", "r+b") as f:
         f.write(b"x")
-    assert main(["data", "--root", str(tmp_path), "verify"]) == 1
+    assert main(["data", "verify", "--root", str(tmp_path)]) == 1
     assert "corrupt" in capsys.readouterr().out

@@ -1,16 +1,21 @@
 """``ssvmbench data list | fetch NAME | verify``."""
 
+import argparse
+
 from ssvmbench.data import fetch
 from ssvmbench.paths import data_root
 
 
 def configure_parser(parser):
-    parser.add_argument("--root", help="data root (default: $SSVMBENCH_DATA_DIR, else ./datasets)")
+    root = argparse.ArgumentParser(add_help=False)
+    root.add_argument("--root", help="data root (default: $SSVMBENCH_DATA_DIR, else ./datasets)")
     commands = parser.add_subparsers(dest="action", required=True, metavar="{list,fetch,verify}")
-    commands.add_parser("list", help="datasets, their files and whether they are present")
-    get = commands.add_parser("fetch", help="download a dataset into the data root")
+    commands.add_parser("list", parents=[root],
+                        help="datasets, their files and whether they are present")
+    get = commands.add_parser("fetch", parents=[root],
+                              help="download a dataset into the data root")
     get.add_argument("name", help="dataset name, e.g. ocr")
-    commands.add_parser("verify", help="check the sha256 of every present file")
+    commands.add_parser("verify", parents=[root], help="check the sha256 of every present file")
 
 
 def main(args):

@@ -15,6 +15,7 @@ from ssvmbench.errors import UserError
 from ssvmbench.paths import data_root, manifest_path
 
 TIMEOUT_S = 15
+pooch.get_logger().setLevel("WARNING")   # we say what is downloaded from where ourselves
 
 
 def load_manifest():
@@ -117,6 +118,9 @@ def _write_atomic(dest, content):
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(content)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, dest)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
