@@ -9,6 +9,7 @@ import platform
 import resource
 import statistics
 import time
+from pathlib import Path
 
 import numba
 from hydra import compose, initialize_config_dir
@@ -59,11 +60,8 @@ def main(args):
 
 
 def _cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
+    """The CPU model from /proc/cpuinfo (Linux), else what ``platform`` knows."""
+    cpuinfo = Path("/proc/cpuinfo")
+    lines = cpuinfo.read_text().splitlines() if cpuinfo.exists() else []
+    models = [line.split(":", 1)[1].strip() for line in lines if line.startswith("model name")]
+    return models[0] if models else (platform.processor() or platform.machine())

@@ -1,5 +1,6 @@
 """The command line end to end, through the installed console script."""
 
+import contextlib
 import os
 import shutil
 import signal
@@ -107,12 +108,9 @@ def test_killed_run_leaves_a_readable_log(data_root, tmp_path, sig, status):
     log = run_dir / "run.h5"
     deadline = time.time() + 300
     while time.time() < deadline:
-        if log.exists():
-            try:
-                if len(read_log(log)[0]) >= 4:
-                    break
-            except (OSError, KeyError):
-                pass
+        with contextlib.suppress(OSError, KeyError):   # not created or not flushed yet
+            if len(read_log(log)[0]) >= 4:
+                break
         time.sleep(0.5)
     proc.send_signal(sig)
     proc.wait(timeout=60)

@@ -6,13 +6,15 @@ advances with :meth:`run_until` (a number of oracle calls, run in compiled code)
 exposes its iterates for the monitor. Adding a solver = one module + one config.
 """
 
+from abc import ABC, abstractmethod
+
 import numpy as np
 
 from ssvmbench.errors import UserError
 from ssvmbench.solvers.averaging import average_kinds
 
 
-class Solver:
+class Solver(ABC):
     """Base class: option checking, sampling order, averaged-iterate storage."""
 
     name = ""
@@ -68,14 +70,14 @@ class Solver:
         while self.oracle_calls < oracle_calls:
             self.oracle_calls += self.advance(oracle_calls - self.oracle_calls)
 
+    @abstractmethod
     def advance(self, budget) -> int:
         """Run compiled steps using at most ``budget`` oracle calls (at least one
         step); return the number of calls made."""
-        raise NotImplementedError
 
+    @abstractmethod
     def current(self):
         """``(w, ell)`` of the raw iterate; ``ell`` (= b^T alpha) is NaN without a dual."""
-        raise NotImplementedError
 
     def iterates(self):
         """``[(name, w, dual objective or NaN)]`` for every logged iterate."""
