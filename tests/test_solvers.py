@@ -6,7 +6,6 @@ import pytest
 from ssvmbench.data.synthetic import random_chains
 from ssvmbench.errors import UserError
 from ssvmbench.solvers import SOLVERS, make_solver
-from ssvmbench.solvers.averaging import average_weight
 from ssvmbench.tasks.chain import ChainTask
 
 TASK = ChainTask(random_chains(30, 3, 6, lengths=(1, 5), seed=11))
@@ -83,7 +82,6 @@ def test_averages_equal_their_definitions(name):
     }
     for iterate, w, _ in solver.iterates()[1:]:
         np.testing.assert_allclose(w, expected[iterate], atol=1e-9, err_msg=iterate)
-    assert average_weight(2, 8) == 1.0 and average_weight(2, 11) == 0.25
 
 
 @pytest.mark.parametrize("name", sorted(SOLVERS))

@@ -1,12 +1,18 @@
-"""Averaged iterates, updated after every step inside the compiled loops.
+"""Averaged iterates, kept lazily so that a step costs only what it touches.
 
 BCFW Appendix C and F: ``wavg`` is the weighted average eq. (14),
-``w̄_k = 2/(k(k+1)) sum_{t<=k} t w_t`` (Algorithm 4's optional line:
-``w̄ <- (k-1)/(k+1) w̄ + 2/(k+1) w_k``); ``tavg`` is the 0.5-suffix average eq. (15)
-by the doubling trick (uniform average of the iterates since the last step that was
-a power of 2); ``avg`` is the uniform average of all iterates (SSG-avg, Figure 3).
-A dual method averages its dual variables the same way (the scalar ``ell = b^T alpha``
-here; ``w`` is linear in ``alpha``), so an averaged iterate still has a dual value.
+``w̄_k = 2/(k(k+1)) sum_{t<=k} t w_t``; ``tavg`` the 0.5-suffix average eq. (15) by the
+doubling trick (uniform average of the iterates since the last step that was a power of 2);
+``avg`` the uniform average of all iterates (SSG-avg, Figure 3). With weights ``c_t``,
+``S_k = sum_t c_t`` and iterates ``w_t = a_t v_t`` (a scalar times a vector that changes by
+sparse ``delta_s`` at step ``s``),
+
+    sum_t c_t w_t = C_k v_k - U_k,   C_k = sum_t c_t a_t,   U_k = sum_s C_{s-1} delta_s,
+
+so a step adds ``C_{s-1} delta_s`` to ``U`` on the coordinates it changes, and
+``w̄_k = (C_k v_k - U_k) / S_k``. A dual method averages its dual variables the same way
+(the scalar ``ell = b^T alpha``; ``w`` is linear in ``alpha``), so an averaged iterate
+still has a dual value.
 """
 
 import numba as nb
@@ -30,27 +36,47 @@ def average_kinds(iterates) -> np.ndarray:
     return np.array([KINDS[name] for name in iterates if name != "raw"], dtype=np.int64)
 
 
-@nb.njit(cache=True)
-def average_weight(kind, k):
-    """Weight of the ``k``-th iterate (``k >= 1``) in the running average."""
-    if kind == 0:
-        return 1.0 / k
-    if kind == 1:
-        return 2.0 / (k + 1)
-    last_power = 1
-    while last_power * 2 <= k:
-        last_power *= 2
-    return 1.0 / (k - last_power + 1)
+class Averages:
+    """State of the running averages: ``U`` (one d-vector each) and the scalars
+    ``S`` (sum of weights), ``C`` (sum of weights times scale), ``L`` (weighted sum of ell)."""
+
+    def __init__(self, iterates, d):
+        self.kinds = average_kinds(iterates)
+        k = len(self.kinds)
+        self.U = np.zeros((k, d))
+        self.S, self.C, self.L = np.zeros(k), np.zeros(k), np.zeros(k)
+
+    def arrays(self):
+        """The arrays the compiled steps take, in order."""
+        return self.kinds, self.U, self.S, self.C, self.L
+
+    def materialize(self, j, v):
+        """``(w̄, ell̄)`` of average ``j`` given the current vector ``v``."""
+        return (self.C[j] * v - self.U[j]) / self.S[j], self.L[j] / self.S[j]
 
 
 @nb.njit(cache=True)
-def update_averages(avg_w, avg_ell, kinds, k, w, ws, ell):
-    """Fold the ``k``-th iterate ``(ws * w, ell)`` into every running average."""
+def start_step(kinds, k, U, S, C, L):
+    """Before step ``k`` (from 1): ``tavg`` restarts when ``k`` is a power of 2."""
+    if k & (k - 1) == 0:
+        for j in range(len(kinds)):
+            if kinds[j] == 2:
+                U[j, :] = 0.0
+                S[j] = C[j] = L[j] = 0.0
+
+
+@nb.njit(cache=True)
+def end_step(kinds, k, S, C, L, a, ell):
+    """After step ``k``: fold in the weight of the new iterate ``(a v_k, ell_k)``."""
     for j in range(len(kinds)):
-        rho = average_weight(kinds[j], k)
-        keep = 1.0 - rho
-        c = rho * ws
-        row = avg_w[j]
-        for q in range(len(w)):
-            row[q] = keep * row[q] + c * w[q]
-        avg_ell[j] = keep * avg_ell[j] + rho * ell
+        c = float(k) if kinds[j] == 1 else 1.0
+        S[j] += c
+        C[j] += c * a
+        L[j] += c * ell
+
+
+@nb.njit(cache=True)
+def rescale(C, a):
+    """``v <- a v`` (SSG renormalization) keeps every ``C v`` if ``C <- C / a``."""
+    for j in range(len(C)):
+        C[j] /= a

@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from ssvmbench.errors import UserError
-from ssvmbench.solvers.averaging import average_kinds
+from ssvmbench.solvers.averaging import Averages
 
 
 class Solver(ABC):
@@ -27,9 +27,7 @@ class Solver(ABC):
         self.opts = self._check_options(dict(options))
         self.rng = np.random.default_rng(seed)
         self.iterate_names = list(self.opts.pop("iterates", ["raw", "wavg"]))
-        self.kinds = average_kinds(self.iterate_names)
-        self.avg_w = np.zeros((len(self.kinds), task.d))
-        self.avg_ell = np.zeros(len(self.kinds))
+        self.averages = Averages(self.iterate_names, task.d)
         self.oracle_calls = 0
         self.steps = 0
         self._order = np.zeros(0, dtype=np.int64)
@@ -76,13 +74,22 @@ class Solver(ABC):
         step); return the number of calls made."""
 
     @abstractmethod
+    def state(self):
+        """``(a, v, ell)`` with the raw iterate ``w = a v``; ``ell`` (= b^T alpha) is NaN
+        without a dual."""
+
+    def average(self, j):
+        """``(w̄, ell̄)`` of the ``j``-th averaged iterate."""
+        return self.averages.materialize(j, self.state()[1])
+
     def current(self):
-        """``(w, ell)`` of the raw iterate; ``ell`` (= b^T alpha) is NaN without a dual."""
+        """``(w, ell)`` of the raw iterate."""
+        a, v, ell = self.state()
+        return (v if a == 1.0 else a * v), ell
 
     def iterates(self):
         """``[(name, w, dual objective or NaN)]`` for every logged iterate."""
-        w, ell = self.current()
-        pairs = [(w, ell)] + [(self.avg_w[j], self.avg_ell[j]) for j in range(len(self.kinds))]
+        pairs = [self.current()] + [self.average(j) for j in range(len(self.averages.kinds))]
         return [
             (name, vec, (e - 0.5 * self.lam * vec @ vec) if self.has_dual else np.nan)
             for name, (vec, e) in zip(self.iterate_names, pairs)

@@ -11,22 +11,25 @@ an ``L x L`` transition matrix per example), so ``w_i = A alpha_i`` is never sto
 import numba as nb
 import numpy as np
 
-from ssvmbench.solvers.averaging import update_averages
+from ssvmbench.solvers.averaging import Averages, end_step, start_step
 from ssvmbench.solvers.base import Solver
 from ssvmbench.tasks.chain import (add_direction, buffers, direction_dot, direction_sqnorm,
                                    hamming, init_marginals, marginals_residual,
-                                   move_marginals, unary_scores, viterbi)
+                                   move_marginals, unary_scores, viterbi,
+                                   weights_from_marginals)
 
 
 @nb.njit(cache=True)
 def bcfw_steps(w, ell, mu, P, ell_i, dims, data, order, lam, line_search, k,
-               avg_w, avg_ell, kinds, max_len):
-    """Algorithm 4 for the examples ``order``; returns the new step counter ``k``."""
+               kinds, avg_U, S, C, Lsum, max_len):
+    """Algorithm 4 for the examples ``order``; returns the new step counter ``k``.
+    The averages are kept of the dual state ``(mu, P)`` (cheaper per step than of ``w``)."""
     offsets, labels = data[0], data[1]
     n = len(offsets) - 1
     L = dims[1]
     U, delta, back, y, R, E = buffers(max_len, L)
     x_dense = np.zeros(dims[0])
+    no_U, no_C = np.empty((0, 0)), np.empty(0)
     for i in order:
         t0 = offsets[i]
         T = unary_scores(w, 1.0, dims, data, i, U)
@@ -42,14 +45,15 @@ def bcfw_steps(w, ell, mu, P, ell_i, dims, data, order, lam, line_search, k,
                 gamma = min(max(lam * n * gap_i / sq, 0.0), 1.0)
         else:
             gamma = 2.0 * n / (k + 2.0 * n)
+        k += 1
+        start_step(kinds, k, avg_U, S, C, Lsum)
         if gamma > 0.0:
-            add_direction(w, -gamma / (lam * n), dims, data, t0, T, R, E)
-            move_marginals(data, i, y, gamma, mu, P)
+            add_direction(w, -gamma / (lam * n), dims, data, t0, T, R, E, no_U, no_C)
+            move_marginals(mu, P, i, t0, T, gamma, R, E, avg_U, C)
             new_ell_i = (1.0 - gamma) * ell_i[i] + gamma * loss / n
             ell[0] += new_ell_i - ell_i[i]
             ell_i[i] = new_ell_i
-        k += 1
-        update_averages(avg_w, avg_ell, kinds, k, w, 1.0, ell[0])
+        end_step(kinds, k, S, C, Lsum, 1.0, ell[0])
     return k
 
 
@@ -62,9 +66,12 @@ class BCFW(Solver):
         self.w = np.zeros(task.d)
         self.ell = np.zeros(1)
         self.ell_i = np.zeros(task.n)
-        self.mu = np.empty((task.n_tokens, task.n_labels))
-        self.P = np.empty((task.n, task.n_labels, task.n_labels))
+        n_mu, L = task.n_tokens * task.n_labels, task.n_labels
+        self.alpha = np.empty(n_mu + task.n * L * L)      # factored dual state, one vector
+        self.mu = self.alpha[:n_mu].reshape(task.n_tokens, L)
+        self.P = self.alpha[n_mu:].reshape(task.n, L, L)
         init_marginals(task.data, self.mu, self.P)
+        self.averages = Averages(self.iterate_names, self.alpha.size)
 
     def advance(self, budget):
         order = self.next_indices(budget)
@@ -72,8 +79,18 @@ class BCFW(Solver):
         self.steps = bcfw_steps(
             self.w, self.ell, self.mu, self.P, self.ell_i, t.dims, t.data, order,
             self.lam, self.opts["step"] == "line_search", self.steps,
-            self.avg_w, self.avg_ell, self.kinds, t.max_len)
+            *self.averages.arrays(), t.max_len)
         return len(order)
 
-    def current(self):
-        return self.w, self.ell[0]
+    def state(self):
+        return 1.0, self.w, self.ell[0]
+
+    def average(self, j):
+        """Average ``j`` of the dual state mapped to ``(w̄ = A ᾱ, ell̄)``."""
+        alpha, ell = self.averages.materialize(j, self.alpha)
+        n_mu = self.mu.size
+        w = np.empty(self.task.d)
+        weights_from_marginals(alpha[:n_mu].reshape(self.mu.shape),
+                               alpha[n_mu:].reshape(self.P.shape), self.task.dims,
+                               self.task.data, self.lam, w)
+        return w, ell

@@ -9,7 +9,7 @@ It equals the batch subgradient method with step ``gamma/lam`` (Section 3).
 import numba as nb
 import numpy as np
 
-from ssvmbench.solvers.averaging import update_averages
+from ssvmbench.solvers.averaging import end_step, start_step
 from ssvmbench.solvers.base import Solver
 from ssvmbench.tasks.chain import (add_direction, buffers, hamming, psi_residual,
                                    unary_scores, viterbi)
@@ -22,6 +22,7 @@ def fw_corner(w, w_s, dims, data, lam, max_len):
     n = len(offsets) - 1
     L = dims[1]
     U, delta, back, y, R, E = buffers(max_len, L)
+    no_U, no_C = np.empty((0, 0)), np.empty(0)
     w_s[:] = 0.0
     ell_s = 0.0
     for i in range(n):
@@ -31,7 +32,7 @@ def fw_corner(w, w_s, dims, data, lam, max_len):
         viterbi(w, 1.0, dims, U, T, gold, True, delta, back, y)
         ell_s += hamming(gold, y, T) / n
         psi_residual(gold, y, T, R, E)
-        add_direction(w_s, 1.0 / (lam * n), dims, data, t0, T, R, E)
+        add_direction(w_s, 1.0 / (lam * n), dims, data, t0, T, R, E, no_U, no_C)
     return ell_s
 
 
@@ -55,11 +56,14 @@ class FW(Solver):
             gamma = min(max(gap / (self.lam * sq), 0.0), 1.0) if sq > 0 else 0.0
         else:
             gamma = 2.0 / (self.steps + 2.0)
+        self.steps += 1
+        kinds, U, S, C, Lsum = self.averages.arrays()
+        start_step(kinds, self.steps, U, S, C, Lsum)
+        U -= gamma * C[:, None] * diff
         self.w -= gamma * diff
         self.ell += gamma * (ell_s - self.ell)
-        self.steps += 1
-        update_averages(self.avg_w, self.avg_ell, self.kinds, self.steps, self.w, 1.0, self.ell)
+        end_step(kinds, self.steps, S, C, Lsum, 1.0, self.ell)
         return t.n
 
-    def current(self):
-        return self.w, self.ell
+    def state(self):
+        return 1.0, self.w, self.ell

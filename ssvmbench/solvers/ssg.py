@@ -9,13 +9,13 @@ features of the example; ``v`` is renormalized when ``a`` gets small.
 import numba as nb
 import numpy as np
 
-from ssvmbench.solvers.averaging import update_averages
+from ssvmbench.solvers.averaging import end_step, rescale, start_step
 from ssvmbench.solvers.base import Solver
 from ssvmbench.tasks.chain import add_direction, buffers, psi_residual, unary_scores, viterbi
 
 
 @nb.njit(cache=True)
-def ssg_steps(v, scale, dims, data, order, lam, k, avg_w, avg_ell, kinds, max_len):
+def ssg_steps(v, scale, dims, data, order, lam, k, kinds, avg_U, S, C, Lsum, max_len):
     """Pegasos steps for the examples ``order``; returns the new step counter ``k``."""
     offsets, labels = data[0], data[1]
     L = dims[1]
@@ -27,18 +27,19 @@ def ssg_steps(v, scale, dims, data, order, lam, k, avg_w, avg_ell, kinds, max_le
         gold = labels[t0:t0 + T]
         viterbi(v, a, dims, U, T, gold, True, delta, back, y)
         gamma = 1.0 / (k + 1.0)
-        if k == 0:
-            v[:] = 0.0
+        k += 1
+        start_step(kinds, k, avg_U, S, C, Lsum)
+        if k == 1:          # w_1 = psi/lam: v starts at 0, so only the scale is reset
             a = 1.0
         else:
             a *= 1.0 - gamma
         psi_residual(gold, y, T, R, E)
-        add_direction(v, gamma / (lam * a), dims, data, t0, T, R, E)
+        add_direction(v, gamma / (lam * a), dims, data, t0, T, R, E, avg_U, C)
+        end_step(kinds, k, S, C, Lsum, a, 0.0)
         if a < 1e-6:
             v *= a
+            rescale(C, a)
             a = 1.0
-        k += 1
-        update_averages(avg_w, avg_ell, kinds, k, v, a, 0.0)
     scale[0] = a
     return k
 
@@ -57,8 +58,8 @@ class SSG(Solver):
         order = self.next_indices(budget)
         t = self.task
         self.steps = ssg_steps(self.v, self.scale, t.dims, t.data, order, self.lam,
-                               self.steps, self.avg_w, self.avg_ell, self.kinds, t.max_len)
+                               self.steps, *self.averages.arrays(), t.max_len)
         return len(order)
 
-    def current(self):
-        return self.scale[0] * self.v, np.nan
+    def state(self):
+        return self.scale[0], self.v, np.nan

@@ -38,7 +38,7 @@ class ChainTask:
         self.n_tokens = ds.n_tokens
         self.n_labels = ds.n_labels
         self.d = ds.n_features * ds.n_labels + ds.n_labels**2 + 2 * ds.n_labels
-        self.max_len = int(np.max(np.diff(ds.offsets)))
+        self.max_len = int(max_length(ds.offsets))
 
     def evaluate(self, w, with_hinge=True):
         """``(mean hinge, mean normalized Hamming, token accuracy)`` at ``w``."""
@@ -200,9 +200,19 @@ def direction_dot(w, dims, U, T, R, E):
     return s
 
 
+@nb.njit(cache=True, inline="always")
+def _put(w, U, C, q, delta):
+    """``w[q] += delta`` and the lazy-average record ``U[j, q] += C[j] delta``."""
+    w[q] += delta
+    for j in range(len(C)):
+        U[j, q] += C[j] * delta
+
+
 @nb.njit(cache=True)
-def add_direction(w, coef, dims, data, t0, T, R, E):
-    """``w += coef * direction``; touches only the features of the ``T`` tokens."""
+def add_direction(w, coef, dims, data, t0, T, R, E, U, C):
+    """``w += coef * direction``, touching only the features of the ``T`` tokens; each
+    change is also recorded in the lazy averages ``U`` with weights ``C`` (see
+    :mod:`ssvmbench.solvers.averaging`; empty ``C`` = no averages)."""
     _, _, feat_ptr, feat_idx, feat_val = data
     F, L = dims
     off_trans = F * L
@@ -220,11 +230,16 @@ def add_direction(w, coef, dims, data, t0, T, R, E):
             v = coef * feat_val[p]
             for l in range(L):
                 w[base + l] += v * R[t, l]
+            for j in range(len(C)):
+                u = U[j]
+                c = C[j] * v
+                for l in range(L):
+                    u[base + l] += c * R[t, l]
     for a in range(L):
-        w[off_first + a] += coef * R[0, a]
-        w[off_first + L + a] += coef * R[T - 1, a]
+        _put(w, U, C, off_first + a, coef * R[0, a])
+        _put(w, U, C, off_first + L + a, coef * R[T - 1, a])
         for b in range(L):
-            w[off_trans + a * L + b] += coef * E[a, b]
+            _put(w, U, C, off_trans + a * L + b, coef * E[a, b])
 
 
 @nb.njit(cache=True)
@@ -270,21 +285,50 @@ def init_marginals(data, mu, P):
 
 
 @nb.njit(cache=True)
-def move_marginals(data, i, y, gamma, mu, P):
-    """``alpha_i <- (1 - gamma) alpha_i + gamma e_y`` in factored form."""
-    offsets = data[0]
-    t0, t1 = offsets[i], offsets[i + 1]
-    keep = 1.0 - gamma
-    for t in range(t0, t1):
-        for l in range(mu.shape[1]):
-            mu[t, l] *= keep
-        mu[t, y[t - t0]] += gamma
-    Pi = P[i]
-    for a in range(Pi.shape[0]):
-        for b in range(Pi.shape[1]):
-            Pi[a, b] *= keep
-    for t in range(1, t1 - t0):
-        Pi[y[t - 1], y[t]] += gamma
+def move_marginals(mu, P, i, t0, T, gamma, R, E, U, C):
+    """``alpha_i <- (1 - gamma) alpha_i + gamma e_y`` in factored form, given the residual
+    ``(R, E)`` of ``y`` from :func:`marginals_residual`. ``mu`` and ``P`` are views of one
+    flat state vector (``mu`` first); each change is recorded in the lazy averages ``U``
+    with weights ``C`` (see :mod:`ssvmbench.solvers.averaging`)."""
+    L = mu.shape[1]
+    n_mu = mu.size
+    for t in range(T):
+        for l in range(L):
+            delta = gamma * R[t, l]
+            mu[t0 + t, l] += delta
+            for j in range(len(C)):
+                U[j, (t0 + t) * L + l] += C[j] * delta
+    base = n_mu + i * L * L
+    for a in range(L):
+        for b in range(L):
+            delta = gamma * E[a, b]
+            P[i, a, b] += delta
+            for j in range(len(C)):
+                U[j, base + a * L + b] += C[j] * delta
+
+
+@nb.njit(cache=True)
+def weights_from_marginals(mu, P, dims, data, lam, w):
+    """``w = A alpha = 1/(lam n) sum_i (phi(x_i, y_i) - sum_y alpha_i(y) phi(x_i, y))``
+    (BCFW Section 3) from the factored ``alpha``; used for averaged dual iterates."""
+    offsets, labels = data[0], data[1]
+    n = len(offsets) - 1
+    _, _, _, _, R, E = buffers(max_length(offsets), dims[1])
+    no_U, no_C = np.empty((0, 0)), np.empty(0)
+    w[:] = 0.0
+    for i in range(n):
+        t0 = offsets[i]
+        T = offsets[i + 1] - t0
+        marginals_residual(mu, P[i], t0, labels[t0:t0 + T], T, R, E)
+        add_direction(w, 1.0 / (lam * n), dims, data, t0, T, R, E, no_U, no_C)
+
+
+@nb.njit(cache=True)
+def max_length(offsets):
+    longest = 0
+    for i in range(len(offsets) - 1):
+        longest = max(longest, offsets[i + 1] - offsets[i])
+    return longest
 
 
 # ------------------------------------------------------------------------ evaluation
