@@ -4,12 +4,13 @@ At a checkpoint the solver is paused; for every iterate it keeps we compute the 
 ``lam/2 ||w||^2 + 1/n sum_i H_i(w)`` (one full max-oracle pass, not counted in effective
 passes), its dual value (dual methods), the duality gap ``primal - dual`` (for ``w = A alpha``
 this is exactly the Frank-Wolfe gap of BCFW Section 4), the train loss and test error
-(mean normalized Hamming), token accuracy and ``nnz(w)``.
+(mean normalized Hamming), the split's test metric and ``nnz(w)``.
 """
 
 import numpy as np
 
 from ssvmbench.errors import UserError
+from ssvmbench.metrics import test_metric
 
 
 def schedule(passes, every, log_start=None, per_decade=4):
@@ -34,17 +35,19 @@ def schedule(passes, every, log_start=None, per_decade=4):
     return [p for p in points if p > 0]
 
 
-def measure(solver, train, test):
-    """One row per iterate of the solver at its current state (a dict of columns)."""
+def measure(solver, train, test, metric="accuracy"):
+    """One row per iterate of the solver at its current state (a dict of columns);
+    ``test_metric`` is ``metric`` (token accuracy, or chunk F1 for chunking/NER)."""
     columns = {key: [] for key in ("iterate", "primal", "dual", "gap", "train_loss",
                                    "test_error", "test_metric", "nnz")}
     for name, w, dual in solver.iterates():
         hinge, train_loss, _ = train.evaluate(w, with_hinge=True)
-        _, test_error, test_accuracy = test.evaluate(w, with_hinge=False)
+        _, test_error, predictions = test.evaluate(w, with_hinge=False)
+        score = test_metric(metric, test.dataset, predictions)
         primal = 0.5 * solver.lam * (w @ w) + hinge
         for key, value in (("iterate", name), ("primal", primal), ("dual", dual),
                            ("gap", primal - dual), ("train_loss", train_loss),
-                           ("test_error", test_error), ("test_metric", test_accuracy),
+                           ("test_error", test_error), ("test_metric", score),
                            ("nnz", int(np.count_nonzero(w)))):
             columns[key].append(value)
     return columns

@@ -26,3 +26,8 @@ def data_root(root=None) -> Path:
     ``./datasets`` (the checkout's top-level folder when run from the checkout)."""
     chosen = root or os.environ.get("SSVMBENCH_DATA_DIR") or "datasets"
     return Path(chosen).expanduser().resolve()
+
+
+def cache_dir() -> Path:
+    """Derived data (extracted features): ``$SSVMBENCH_CACHE_DIR``, else ``~/.cache/ssvmbench``."""
+    return Path(os.environ.get("SSVMBENCH_CACHE_DIR") or "~/.cache/ssvmbench").expanduser()

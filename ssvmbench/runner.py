@@ -78,7 +78,7 @@ def run(cfg, run_dir) -> Path:
             solver.run_until(calls)
             solver_time += time.perf_counter() - start
             start = time.perf_counter()
-            rows = measure(solver, train, test)
+            rows = measure(solver, train, test, split.metric)
             eval_time += time.perf_counter() - start
             k = len(rows["iterate"])
             rows.update(effective_pass=[solver.oracle_calls / train.n] * k,
@@ -128,6 +128,7 @@ def _attributes(cfg, solver, split, lam):
         "n": solver.task.n,
         "d": solver.task.d,
         "n_test": split.test.n,
+        "test_metric": split.metric,
         "objective": "lam/2 ||w||^2 + 1/n sum_i H_i(w)  (BCFW eq. 3)",
         "iterates": ",".join(solver.iterate_names),
         "numba_threads": numba.get_num_threads(),

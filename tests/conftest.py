@@ -6,16 +6,30 @@ from pathlib import Path
 
 import pytest
 
-OCR_FILE = "ocr/letters.pickle"
-
-
-@pytest.fixture(scope="session")
-def data_root():
-    """The data root of ``$SSVMBENCH_DATA_DIR``, which must hold the OCR file."""
+def _root_with(relpath):
+    """The data root of ``$SSVMBENCH_DATA_DIR`` if it holds ``relpath`` (else skip or fail)."""
     root = Path(os.environ.get("SSVMBENCH_DATA_DIR", "datasets")).resolve()
-    if not (root / OCR_FILE).exists():
-        reason = f"needs {root / OCR_FILE}; set SSVMBENCH_DATA_DIR to the shared datasets folder"
+    if not (root / relpath).exists():
+        reason = f"needs {root / relpath}; set SSVMBENCH_DATA_DIR to the shared datasets folder"
         if os.environ.get("CI"):
             pytest.fail(reason)
         pytest.skip(reason)
     return root
+
+
+@pytest.fixture(scope="session")
+def data_root():
+    """The data root, holding the OCR file."""
+    return _root_with("ocr/letters.pickle")
+
+
+@pytest.fixture(scope="session")
+def conll2000_root():
+    """The data root, holding the CoNLL-2000 archive."""
+    return _root_with("conll2000/conll2000.zip")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_cache(tmp_path_factory):
+    """Feature caches of the test session go to a temporary folder."""
+    os.environ["SSVMBENCH_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))

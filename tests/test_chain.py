@@ -114,7 +114,8 @@ def test_factored_marginals_match_the_convex_combination():
 def test_evaluate_hinge_and_errors_by_enumeration():
     task = ChainTask(random_chains(6, 3, 4, lengths=(1, 4), seed=5))
     w = np.random.default_rng(1).normal(size=task.d)
-    hinge, err, acc = task.evaluate(w)
+    hinge, err, predictions = task.evaluate(w)
+    acc = np.mean(predictions == task.dataset.labels)
     hinges, errors, wrong = [], [], 0
     for i in range(task.n):
         t0, t1 = task.dataset.offsets[i], task.dataset.offsets[i + 1]

@@ -1,9 +1,9 @@
 """Dataset loaders: one module per dataset family, each returning a :class:`SplitData`."""
 
-from ssvmbench.data import ocr
+from ssvmbench.data import conll, ocr
 from ssvmbench.errors import UserError
 
-LOADERS = {"ocr": ocr.load}
+LOADERS = {"ocr": ocr.load, "conll2000": conll.load_conll2000}
 
 
 def load_split(name, **options):

@@ -93,3 +93,4 @@ class SplitData:
     variant: str          # human-readable description of the split / data variant
     checksum: str         # sha256 of the source file(s) the splits were read from
     source: str           # path of the file that was read
+    metric: str = "accuracy"   # test_metric: token "accuracy" or "chunk_f1" (conlleval)

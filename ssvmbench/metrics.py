@@ -1,0 +1,44 @@
+"""Test metrics beyond the normalized Hamming error: token accuracy and chunk / entity F1
+with the semantics of the CoNLL ``conlleval`` script (IOB1 and IOB2 tags)."""
+
+import numpy as np
+
+from ssvmbench.errors import UserError
+
+
+def chunks(tags, offsets):
+    """The set of chunks ``(start, end, type)`` of a tag sequence (conlleval's
+    startOfChunk / endOfChunk rules for ``B-``/``I-``/``O``; sentences end chunks)."""
+    found = set()
+    for s in range(len(offsets) - 1):
+        start, kind = None, None
+        for t in range(offsets[s], offsets[s + 1] + 1):
+            tag = tags[t] if t < offsets[s + 1] else "O"
+            prefix, _, typ = tag.partition("-")
+            begins = prefix == "B" or (prefix == "I" and typ != kind)
+            if kind is not None and (prefix == "O" or begins):
+                found.add((start, t, kind))
+                kind = None
+            if prefix != "O" and (begins or kind is None):
+                start, kind = t, typ
+    return found
+
+
+def chunk_f1(gold, predicted, offsets):
+    """F1 of predicted chunks against gold chunks (exact start, end and type)."""
+    gold_chunks, predicted_chunks = chunks(gold, offsets), chunks(predicted, offsets)
+    correct = len(gold_chunks & predicted_chunks)
+    if correct == 0:
+        return 0.0
+    precision, recall = correct / len(predicted_chunks), correct / len(gold_chunks)
+    return 2 * precision * recall / (precision + recall)
+
+
+def test_metric(name, dataset, predictions):
+    """The metric a split is scored with (``SplitData.metric``)."""
+    if name == "accuracy":
+        return float(np.mean(predictions == dataset.labels))
+    if name == "chunk_f1":
+        names = np.asarray(dataset.label_names)
+        return chunk_f1(names[dataset.labels], names[predictions], dataset.offsets)
+    raise UserError(f"unknown metric '{name}': choose accuracy or chunk_f1")

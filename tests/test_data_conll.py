@@ -1,0 +1,82 @@
+"""CoNLL-2000 reader against the published counts, feature extraction and its cache."""
+
+import os
+
+import numpy as np
+import pytest
+
+from ssvmbench.data import conll, features, load_split
+from ssvmbench.errors import UserError
+
+
+@pytest.fixture(scope="module")
+def conll2000(conll2000_root):
+    return load_split("conll2000", root=str(conll2000_root))
+
+
+def test_counts_tags_and_dimension(conll2000):
+    train, test = conll2000.train, conll2000.test
+    assert (train.n, train.n_tokens) == (8936, 211727)
+    assert (test.n, test.n_tokens) == (2012, 47377)
+    assert train.n_labels == 23 and len(np.unique(train.labels)) == 22
+    assert len(np.unique(test.labels)) == 19
+    d = train.n_features * 23 + 23 * 23 + 2 * 23
+    assert d >= 1_600_000                       # BCFW reports d = 1,643,026
+    assert conll2000.metric == "chunk_f1"
+    rows = np.diff(train.feat_ptr)
+    assert rows.min() >= 1 + 10                 # bias + word/pos at 5 window positions
+    assert np.all(test.feat_idx < train.n_features)
+
+
+def test_first_sentence(conll2000):
+    train = conll2000.train
+    names = [train.label_names[k] for k in train.labels[:5]]
+    assert names == ["B-NP", "B-PP", "B-NP", "I-NP", "B-VP"]   # Confidence in the pound is
+
+
+def test_bad_line_names_file_and_line():
+    text = "He PRP B-NP\nruns VBZ B-VP\n\nbad line\n"
+    with pytest.raises(UserError, match="x.txt, line 4: expected 3 columns"):
+        conll.read_columns(text, "x.txt", ("word", "pos", "chunk"), 2, set(conll.CHUNK_TAGS))
+    with pytest.raises(UserError, match="line 2: unknown tag 'B-XX'"):
+        conll.read_columns("a DT B-NP\nb NN B-XX\n", "x.txt", ("word", "pos", "chunk"), 2,
+                           set(conll.CHUNK_TAGS))
+
+
+def tiny():
+    text = "The DT B-NP\ncat NN I-NP\nsat VBD B-VP\n\nA DT B-NP\ndog NN I-NP\n"
+    return conll.read_columns(text, "t", ("word", "pos", "chunk"), 2, set(conll.CHUNK_TAGS))
+
+
+def test_window_features_stay_inside_sentences():
+    spec = {"window": ["word"], "radius": 1, "current": ["shape"]}
+    tokens, names = features.token_strings(tiny(), spec)
+    of_token = {t: set(names[tokens == t]) for t in range(5)}
+    assert of_token[2] == {"bias", "word[-1]=cat", "word[0]=sat", "word[1]=</s>",
+                           "shape[0]=x"}
+    assert "word[-1]=<s>" in of_token[3] and "shape[0]=X" in of_token[3]
+    assert "shape[0]=Xx" in of_token[0]
+
+
+@pytest.mark.parametrize("mode", ["dictionary", "hashing"])
+def test_encoding_modes(mode):
+    spec = {"window": ["word", "pos"], "radius": 1, "current": [], "mode": mode,
+            "hash_bits": 10}
+    (ptr, idx, val), (test_ptr, test_idx, _), n_features = features.encode(tiny(), tiny(), spec)
+    assert len(ptr) == 6 and np.all(np.diff(ptr) == 7)          # bias + 2 x 3 positions
+    np.testing.assert_array_equal(idx, test_idx)
+    assert n_features == (1024 if mode == "hashing" else len(np.unique(idx)))
+    rows = np.split(idx, ptr[1:-1])
+    assert all(np.all(np.diff(r) > 0) for r in rows)
+
+
+def test_feature_cache_is_reused_and_keyed_by_settings(tmp_path, monkeypatch):
+    monkeypatch.setenv("SSVMBENCH_CACHE_DIR", str(tmp_path))
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return {"x": np.arange(3)}
+    for key in (["a", {"radius": 2}], ["a", {"radius": 2}], ["a", {"radius": 1}]):
+        np.testing.assert_array_equal(features.cached(key, compute)["x"], np.arange(3))
+    assert len(calls) == 2 and len(os.listdir(tmp_path / "features")) == 2
