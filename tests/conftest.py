@@ -29,6 +29,12 @@ def conll2000_root():
     return _root_with("conll2000/conll2000.zip")
 
 
+@pytest.fixture(scope="session")
+def conll2003_root():
+    """The data root, holding the CoNLL-2003 files."""
+    return _root_with("conll2003/eng.train")
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _private_cache(tmp_path_factory):
     """Feature caches of the test session go to a temporary folder."""

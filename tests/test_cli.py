@@ -127,3 +127,12 @@ def test_bench_reports_speed_and_memory(data_root, tmp_path):
         assert fragment in out
     refused = ssvmbench("bench", "solver=ssg", "--passes", "3", cwd=tmp_path, check=False)
     assert refused.returncode == 2 and "at least 5" in refused.stderr
+
+
+def test_conll2000_run_logs_chunk_f1(conll2000_root, tmp_path):
+    run_dir = tmp_path / "chunking"
+    ssvmbench("run", "solver=bcfw", "data=conll2000", "lambda=1/n", "solver.passes=1",
+              f"hydra.run.dir={run_dir}", cwd=tmp_path)
+    trace, attrs = read_log(run_dir / "run.h5")
+    assert attrs["test_metric"] == "chunk_f1" and attrs["d"] > 1_600_000
+    assert 0.85 < trace["test_metric"].max() <= 1.0

@@ -80,3 +80,15 @@ def test_feature_cache_is_reused_and_keyed_by_settings(tmp_path, monkeypatch):
     for key in (["a", {"radius": 2}], ["a", {"radius": 2}], ["a", {"radius": 1}]):
         np.testing.assert_array_equal(features.cached(key, compute)["x"], np.arange(3))
     assert len(calls) == 2 and len(os.listdir(tmp_path / "features")) == 2
+
+
+@pytest.mark.parametrize("test_split,counts", [("testb", (3453, 46435)), ("testa", (3250, 51362))])
+def test_conll2003_counts_without_document_lines(conll2003_root, test_split, counts):
+    split = load_split("conll2003", root=str(conll2003_root), test_split=test_split)
+    assert (split.train.n, split.train.n_tokens) == (14041, 203621)
+    assert (split.test.n, split.test.n_tokens) == counts
+    assert split.train.n_labels == 9 and split.metric == "chunk_f1"
+    names = np.asarray(split.train.label_names)[split.train.labels]
+    assert "B-PER" not in set(names) and (names != "O").sum() > 30000
+    with pytest.raises(UserError, match="data.test_split=dev"):
+        load_split("conll2003", root=str(conll2003_root), test_split="dev")

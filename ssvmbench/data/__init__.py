@@ -3,7 +3,8 @@
 from ssvmbench.data import conll, ocr
 from ssvmbench.errors import UserError
 
-LOADERS = {"ocr": ocr.load, "conll2000": conll.load_conll2000}
+LOADERS = {"ocr": ocr.load, "conll2000": conll.load_conll2000,
+           "conll2003": conll.load_conll2003}
 
 
 def load_split(name, **options):

@@ -1,8 +1,9 @@
 """Column-format sequence data (CoNLL shared tasks): CoNLL-2000 chunking (BCFW Section 6,
-Figure 1d-e; SAP Tables II-IV).
+Figure 1d-e; SAP Tables II-IV) and CoNLL-2003 English NER (Casimir Section 4, Figure 2a).
 
-One token per line (``word POS chunk`` for CoNLL-2000), a blank line ends a sentence. The
-reader checks the column count and the tag set and names file and line of any bad line.
+One token per line (``word POS chunk [NER]``), a blank line ends a sentence; the last
+column is the label. The reader checks the column count and the tag set and names file and
+line of any bad line; loaders check sentence and token counts against the dataset README.
 """
 
 import io
@@ -19,9 +20,14 @@ CHUNK_TYPES = ("ADJP", "ADVP", "CONJP", "INTJ", "LST", "NP", "PP", "PRT", "SBAR"
 CHUNK_TAGS = ("O",) + tuple(f"{p}-{t}" for t in CHUNK_TYPES for p in "BI")
 # Sentence and token counts from ../shared/datasets/README.md.
 CONLL2000_COUNTS = {"train": (8936, 211727), "test": (2012, 47377)}
+NER_TAGS = ("O",) + tuple(f"{p}-{t}" for t in ("PER", "ORG", "LOC", "MISC") for p in "IB")
+CONLL2003_COUNTS = {"train": (14041, 203621), "testa": (3250, 51362), "testb": (3453, 46435)}
 DEFAULT_FEATURES = {"window": ["word", "pos"], "radius": 2,
                     "current": ["lower", "shape", "prefix3", "suffix2", "suffix3"],
                     "mode": "dictionary", "hash_bits": 18, "min_count": 1}
+NER_FEATURES = {**DEFAULT_FEATURES, "window": ["word", "lower", "pos", "shape"],
+                "current": ["prefix2", "prefix3", "suffix2", "suffix3", "suffix4", "chunk"],
+                "hash_bits": 16}
 
 
 def read_columns(text, source, columns, label_column, tags):
@@ -50,42 +56,66 @@ def read_columns(text, source, columns, label_column, tags):
 def load_conll2000(root=None, features_spec=None, download=True) -> SplitData:
     """CoNLL-2000 chunking: train 8,936 / test 2,012 sentences, 23 IOB2 chunk tags."""
     path = ensure_file("conll2000", "conll2000/conll2000.zip", root, download)
-    spec = {**DEFAULT_FEATURES, **(features_spec or {})}
-    splits = {}
+    texts = {}
     with zipfile.ZipFile(path) as archive:
         for split in ("train", "test"):
             member = f"conll2000/{split}.txt"
-            text = io.TextIOWrapper(archive.open(member), encoding="ascii").read()
-            table = read_columns(text, f"{path}:{member}", ("word", "pos", "chunk"), 2,
-                                 set(CHUNK_TAGS))
-            counts = (len(table["offsets"]) - 1, int(table["offsets"][-1]))
-            if counts != CONLL2000_COUNTS[split]:
-                raise UserError(f"{path}:{member}: {counts} sentences/tokens, expected "
-                                f"{CONLL2000_COUNTS[split]}; delete it and run "
-                                "`ssvmbench data fetch conll2000`")
-            splits[split] = table
-    checksum = sha256(path)
-    arrays = features.cached([checksum, spec], lambda: _encode(splits, spec))
-    return SplitData(
-        train=_dataset(splits["train"], arrays, "train"),
-        test=_dataset(splits["test"], arrays, "test"),
-        variant=f"conll2000: train.txt / test.txt; features {spec['mode']} "
-                f"(d per label {int(arrays['n_features'])})",
-        checksum=checksum, source=str(path), metric="chunk_f1")
+            texts[split] = (f"{path}:{member}",
+                            io.TextIOWrapper(archive.open(member), encoding="ascii").read())
+    return _split("conll2000", texts, ("word", "pos", "chunk"), CHUNK_TAGS, CONLL2000_COUNTS,
+                  {**DEFAULT_FEATURES, **(features_spec or {})}, sha256(path), str(path),
+                  "conll2000: train.txt / test.txt")
 
 
-def _encode(splits, spec):
+def load_conll2003(root=None, features_spec=None, test_split="testb", download=True):
+    """CoNLL-2003 English NER (Casimir Section 4): eng.train, and eng.testb (test) or
+    eng.testa (dev) as the test split; original IOB1 tags (9 labels); ``-DOCSTART-`` lines
+    are document separators and are dropped, so n counts sentences (14,041), not the
+    14,987 blocks Casimir's Figure 2a counts with the document lines."""
+    if test_split not in ("testa", "testb"):
+        raise UserError(f"data.test_split={test_split}: choose testb (test) or testa (dev)")
+    texts, checksums = {}, []
+    for split, name in (("train", "eng.train"), ("test", f"eng.{test_split}")):
+        path = ensure_file("conll2003", f"conll2003/{name}", root, download)
+        lines = path.read_text(encoding="ascii").splitlines()
+        texts[split] = (str(path), "\n".join("" if line.startswith("-DOCSTART-") else line
+                                               for line in lines))
+        checksums.append(sha256(path))
+    counts = {"train": CONLL2003_COUNTS["train"], "test": CONLL2003_COUNTS[test_split]}
+    spec = {**NER_FEATURES, **(features_spec or {})}
+    return _split("conll2003", texts, ("word", "pos", "chunk", "ner"), NER_TAGS, counts, spec,
+                  "+".join(checksums), texts["train"][0],
+                  f"conll2003: eng.train / eng.{test_split}; -DOCSTART- lines dropped")
+
+
+def _split(name, texts, columns, tags, counts, spec, checksum, source, variant):
+    """Read, check counts, extract (or load cached) features, build the two datasets."""
+    tables = {}
+    for split, (where, text) in texts.items():
+        table = read_columns(text, where, columns, len(columns) - 1, set(tags))
+        found = (len(table["offsets"]) - 1, int(table["offsets"][-1]))
+        if found != counts[split]:
+            raise UserError(f"{where}: {found} sentences/tokens, expected {counts[split]}; "
+                            f"delete it and run `ssvmbench data fetch {name}`")
+        tables[split] = table
+    arrays = features.cached([checksum, spec, columns], lambda: _encode(tables, spec))
+    n_features = int(arrays["n_features"])
+    index = {tag: k for k, tag in enumerate(tags)}
+
+    def dataset(split):
+        idx = arrays[f"{split}_idx"]
+        labels = np.array([index[t] for t in tables[split][columns[-1]]], dtype=np.int32)
+        return ChainDataset(name=name, n_labels=len(tags), n_features=n_features,
+                            offsets=tables[split]["offsets"], labels=labels,
+                            feat_ptr=arrays[f"{split}_ptr"], feat_idx=idx,
+                            feat_val=np.ones(len(idx)), label_names=tags)
+    return SplitData(train=dataset("train"), test=dataset("test"),
+                     variant=f"{variant}; features {spec['mode']} ({n_features} per label)",
+                     checksum=checksum, source=source, metric="chunk_f1")
+
+
+def _encode(tables, spec):
     (train_ptr, train_idx, _), (test_ptr, test_idx, _), n_features = features.encode(
-        splits["train"], splits["test"], spec)
+        tables["train"], tables["test"], spec)
     return {"train_ptr": train_ptr, "train_idx": train_idx, "test_ptr": test_ptr,
             "test_idx": test_idx, "n_features": np.array(n_features)}
-
-
-def _dataset(table, arrays, split):
-    index = {tag: k for k, tag in enumerate(CHUNK_TAGS)}
-    idx = arrays[f"{split}_idx"]
-    return ChainDataset(
-        name="conll2000", n_labels=len(CHUNK_TAGS), n_features=int(arrays["n_features"]),
-        offsets=table["offsets"], labels=np.array([index[t] for t in table["chunk"]], np.int32),
-        feat_ptr=arrays[f"{split}_ptr"], feat_idx=idx, feat_val=np.ones(len(idx)),
-        label_names=CHUNK_TAGS)
