@@ -149,3 +149,10 @@ def test_data_commands(data_root, tmp_path, capsys):
         f.write(b"x")
     assert main(["data", "verify", "--root", str(tmp_path)]) == 1
     assert "corrupt" in capsys.readouterr().out
+
+
+def test_training_subset_for_scaling_studies(data_root):
+    split = load_split("ocr", root=str(data_root), subset=0.5)
+    assert split.train.n == 3126 and split.test.n == 626 and "first 0.5" in split.variant
+    with pytest.raises(UserError, match="data.subset=0"):
+        load_split("ocr", root=str(data_root), subset=0)

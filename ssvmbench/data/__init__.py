@@ -1,5 +1,7 @@
 """Dataset loaders: one module per dataset family, each returning a :class:`SplitData`."""
 
+import dataclasses
+
 from ssvmbench.data import conll, ocr
 from ssvmbench.errors import UserError
 
@@ -7,8 +9,16 @@ LOADERS = {"ocr": ocr.load, "conll2000": conll.load_conll2000,
            "conll2003": conll.load_conll2003}
 
 
-def load_split(name, **options):
-    """Train/test splits of dataset ``name``; ``options`` go to its loader."""
+def load_split(name, subset=None, **options):
+    """Train/test splits of dataset ``name``; ``options`` go to its loader. ``subset`` (a
+    fraction in (0, 1]) keeps the first part of the training sequences, for scaling studies."""
     if name not in LOADERS:
         raise UserError(f"unknown dataset '{name}': choose one of {sorted(LOADERS)}")
-    return LOADERS[name](**options)
+    split = LOADERS[name](**options)
+    if subset is None:
+        return split
+    if not 0 < subset <= 1:
+        raise UserError(f"data.subset={subset} must be a fraction in (0, 1]")
+    keep = max(1, int(round(subset * split.train.n)))
+    return dataclasses.replace(split, train=split.train.subset(range(keep)),
+                               variant=f"{split.variant}; first {subset:g} of train")
