@@ -27,7 +27,7 @@ class Solver(ABC):
         self.opts = self._check_options(dict(options))
         self.rng = np.random.default_rng(seed)
         self.iterate_names = list(self.opts.pop("iterates", ["raw", "wavg"]))
-        self.averages = Averages(self.iterate_names, task.d)
+        self.averages = Averages(self.iterate_names, self.averaged_size())
         self.oracle_calls = 0
         self.steps = 0
         self._order = np.zeros(0, dtype=np.int64)
@@ -67,6 +67,10 @@ class Solver(ABC):
         """Advance until at least ``oracle_calls`` oracle calls have been made."""
         while self.oracle_calls < oracle_calls:
             self.oracle_calls += self.advance(oracle_calls - self.oracle_calls)
+
+    def averaged_size(self):
+        """Length of the vector whose averages are kept (the weights, by default)."""
+        return self.task.d
 
     @abstractmethod
     def advance(self, budget) -> int:

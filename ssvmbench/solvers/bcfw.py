@@ -11,7 +11,7 @@ an ``L x L`` transition matrix per example), so ``w_i = A alpha_i`` is never sto
 import numba as nb
 import numpy as np
 
-from ssvmbench.solvers.averaging import Averages, end_step, start_step
+from ssvmbench.solvers.averaging import end_step, start_step
 from ssvmbench.solvers.base import Solver
 from ssvmbench.tasks.chain import (add_direction, buffers, direction_dot, direction_sqnorm,
                                    hamming, init_marginals, marginals_residual,
@@ -71,7 +71,6 @@ class BCFW(Solver):
         self.mu = self.alpha[:n_mu].reshape(task.n_tokens, L)
         self.P = self.alpha[n_mu:].reshape(task.n, L, L)
         init_marginals(task.data, self.mu, self.P)
-        self.averages = Averages(self.iterate_names, self.alpha.size)
 
     def advance(self, budget):
         order = self.next_indices(budget)
@@ -81,6 +80,11 @@ class BCFW(Solver):
             self.lam, self.opts["step"] == "line_search", self.steps,
             *self.averages.arrays(), t.max_len)
         return len(order)
+
+    def averaged_size(self):
+        """BCFW averages its factored dual state ``(mu, P)``."""
+        t = self.task
+        return t.n_tokens * t.n_labels + t.n * t.n_labels**2
 
     def state(self):
         return 1.0, self.w, self.ell[0]
