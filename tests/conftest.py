@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+
 def _root_with(relpath):
     """The data root of ``$SSVMBENCH_DATA_DIR`` if it holds ``relpath`` (else skip or fail)."""
     root = Path(os.environ.get("SSVMBENCH_DATA_DIR", "datasets")).resolve()

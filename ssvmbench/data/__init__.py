@@ -19,6 +19,6 @@ def load_split(name, subset=None, **options):
         return split
     if not 0 < subset <= 1:
         raise UserError(f"data.subset={subset} must be a fraction in (0, 1]")
-    keep = max(1, int(round(subset * split.train.n)))
+    keep = max(1, round(subset * split.train.n))
     return dataclasses.replace(split, train=split.train.subset(range(keep)),
                                variant=f"{split.variant}; first {subset:g} of train")

@@ -1,7 +1,14 @@
 """Dataset files: checksums, lookup under the data root, and downloads (like
-scikit-learn's ``fetch_*``: say what is downloaded from where, verify, cache)."""
+scikit-learn's ``fetch_*``: say what is downloaded from where, verify, cache).
+
+Each file of ``datasets/manifest.yaml`` has a sha256 and ordered sources. A source is a
+plain ``file`` (verified by the sha256, or, if it has a ``target``, an alternative format
+stored there and checked by the ``module:function`` named in ``check``) or an ``archive``
+holding the file as ``member``. Downloads are cached under ``<root>/.downloads``.
+"""
 
 import hashlib
+import importlib
 import os
 import sys
 import tarfile
@@ -14,11 +21,12 @@ import yaml
 from ssvmbench.errors import UserError
 from ssvmbench.paths import data_root, manifest_path
 
-TIMEOUT_S = 15
+TIMEOUT_S = 10
 pooch.get_logger().setLevel("WARNING")   # we say what is downloaded from where ourselves
 
 
 def load_manifest():
+    """The manifest: ``{dataset: {description, citation, licence, files: {...}}}``."""
     with open(manifest_path()) as f:
         return yaml.safe_load(f)
 
@@ -48,8 +56,8 @@ def check_file(path, expected, dataset):
 
 def ensure_file(dataset, relpath, root=None, download=True):
     """Path of ``relpath`` of ``dataset`` under the data root, or of an alternative form
-    named by one of its sources (e.g. the authors' ``letter.data.gz``); fetched first if
-    absent and ``download``. A file with a checksum is verified."""
+    named by one of its sources (e.g. the authors' ``letter.data.gz``, which its loader
+    checks); fetched first if absent and ``download``. A file with a checksum is verified."""
     root = data_root(root)
     spec = dataset_entry(dataset)["files"][relpath]
     path = _present(root, relpath, spec, dataset)
@@ -66,11 +74,8 @@ def _present(root, relpath, spec, dataset):
     if path.exists():
         check_file(path, spec["sha256"], dataset)
         return path
-    for source in spec["sources"]:
-        target = root / source["target"] if "target" in source else None
-        if target is not None and target.exists():
-            return target
-    return None
+    return next((root / s["target"] for s in spec["sources"]
+                 if "target" in s and (root / s["target"]).exists()), None)
 
 
 def fetch_file(dataset, relpath, spec, root):
@@ -82,9 +87,8 @@ def fetch_file(dataset, relpath, spec, root):
                 if source["kind"] == "archive":
                     _fetch_member(url, source, root / relpath, spec["sha256"], root)
                 else:
-                    target = root / source.get("target", relpath)
-                    _say(f"Downloading {target.name} from {url} to {target}")
-                    _write_atomic(target, _download(url, root, None).read_bytes())
+                    _fetch_plain(url, source, root / source.get("target", relpath),
+                                 spec["sha256"], root)
                 return
             except (OSError, ValueError, tarfile.TarError, KeyError) as err:
                 failures.append(f"{url}: {err}")
@@ -93,8 +97,22 @@ def fetch_file(dataset, relpath, spec, root):
                     "\ndownload errors:\n  " + "\n  ".join(failures))
 
 
+def _fetch_plain(url, source, dest, expected, root):
+    _say(f"Downloading {dest.name} from {url} to {dest}")
+    if "check" not in source:
+        _write_atomic(dest, _download(url, root, expected).read_bytes())
+        return
+    download = _download(url, root, None)
+    try:
+        _check_format(source, download)
+    except (OSError, ValueError, EOFError) as err:
+        download.unlink()                  # so that the next try downloads it again
+        raise ValueError(f"not the published data: {err}") from None
+    _write_atomic(dest, download.read_bytes())
+
+
 def _fetch_member(url, source, dest, expected, root):
-    _say(f"Downloading {dest.name} from {url} (member {source['member']}) to {dest}")
+    _say(f"Downloading {dest.name} (member {source['member']}) from {url} to {dest}")
     archive = _download(url, root, source["archive_sha256"])
     with tarfile.open(archive) as tar:
         content = tar.extractfile(source["member"]).read()
@@ -104,11 +122,20 @@ def _fetch_member(url, source, dest, expected, root):
     _write_atomic(dest, content)
 
 
+def _check_format(source, path):
+    """Run the manifest's ``check`` (``module:function``, raising ValueError) on ``path``."""
+    module, _, function = source["check"].partition(":")
+    getattr(importlib.import_module(module), function)(path)
+
+
+def _downloader():
+    return pooch.HTTPDownloader(timeout=TIMEOUT_S, progressbar=sys.stderr.isatty())
+
+
 def _download(url, root, known_hash):
     """Download into ``root/.downloads`` (pooch caches and checks ``known_hash``)."""
-    downloader = pooch.HTTPDownloader(timeout=TIMEOUT_S, progressbar=sys.stderr.isatty())
     return Path(pooch.retrieve(url, known_hash=known_hash and f"sha256:{known_hash}",
-                               path=root / ".downloads", downloader=downloader,
+                               path=root / ".downloads", downloader=_downloader(),
                                progressbar=False))
 
 
@@ -128,12 +155,18 @@ def _write_atomic(dest, content):
 
 
 def _missing_message(dataset, relpath, spec, root, tried_download):
-    urls = [url for source in spec["sources"] for url in source["urls"]]
     how = "could not be downloaded" if tried_download else "is missing (download=false)"
-    return (f"dataset '{dataset}': {root / relpath} {how}. Get it with "
-            f"`ssvmbench data fetch {dataset}`, or put the file there by hand (sha256 "
-            f"{spec['sha256']}) from one of: " + ", ".join(urls) +
-            ". To use another folder, set SSVMBENCH_DATA_DIR or pass data.root=DIR.")
+    by_hand = []
+    for source in spec["sources"]:
+        for url in source["urls"]:
+            if source["kind"] == "archive":
+                by_hand.append(f"extract {source['member']} from {url} to {root / relpath}")
+            else:
+                by_hand.append(f"save {url} as {root / source.get('target', relpath)}")
+    return (f"dataset '{dataset}': {root / relpath} {how}. Run `ssvmbench data fetch "
+            f"{dataset}`, or by hand (sha256 of {relpath}: {spec['sha256']}) "
+            + "; or ".join(by_hand) + f". The data root is {root}: to use another folder, "
+            "set SSVMBENCH_DATA_DIR or pass data.root=DIR.")
 
 
 def _say(message):
@@ -147,17 +180,29 @@ def fetch(name, root=None):
 
 
 def verify(root=None):
-    """``[(dataset, file, status)]`` with status ok / missing / corrupt / alternative."""
+    """``[(dataset, file, status)]``, status ok / missing / corrupt. A file present only in
+    an alternative format is reported under that name, checked by parsing."""
     root = data_root(root)
     report = []
     for name, entry in load_manifest().items():
         for relpath, spec in entry["files"].items():
             path = root / relpath
             if path.exists():
-                status = "ok" if sha256(path) == spec["sha256"] else "corrupt"
-            elif any((root / s["target"]).exists() for s in spec["sources"] if "target" in s):
-                status = "ok (authors' format)"
-            else:
-                status = "missing"
-            report.append((name, relpath, status))
+                report.append((name, relpath, "ok" if sha256(path) == spec["sha256"]
+                               else "corrupt"))
+                continue
+            alternatives = [s for s in spec["sources"]
+                            if "target" in s and (root / s["target"]).exists()]
+            if not alternatives:
+                report.append((name, relpath, "missing"))
+            for source in alternatives:
+                report.append((name, source["target"], _format_status(source, root)))
     return report
+
+
+def _format_status(source, root):
+    try:
+        _check_format(source, root / source["target"])
+    except (OSError, ValueError, EOFError):
+        return "corrupt"
+    return "ok"
