@@ -36,6 +36,12 @@ def conll2003_root():
     return _root_with("conll2003/eng.train")
 
 
+@pytest.fixture(scope="session")
+def treebank_root():
+    """The data root, holding NLTK's WSJ sample."""
+    return _root_with("treebank/treebank.zip")
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _private_cache(tmp_path_factory):
     """Feature caches of the test session go to a temporary folder."""

@@ -2,11 +2,12 @@
 
 import dataclasses
 
-from ssvmbench.data import conll, ocr
+from ssvmbench.data import conll, ocr, treebank
 from ssvmbench.errors import UserError
 
 LOADERS = {"ocr": ocr.load, "conll2000": conll.load_conll2000,
-           "conll2003": conll.load_conll2003}
+           "conll2003": conll.load_conll2003, "pos": treebank.load_pos,
+           "wsjpos": treebank.load_wsjpos}
 
 
 def load_split(name, subset=None, **options):

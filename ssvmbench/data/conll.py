@@ -89,7 +89,7 @@ def load_conll2003(root=None, features_spec=None, test_split="testb", download=T
 
 
 def _split(name, texts, columns, tags, counts, spec, checksum, source, variant):
-    """Read, check counts, extract (or load cached) features, build the two datasets."""
+    """Read the column files and check their counts, then :func:`build_split`."""
     tables = {}
     for split, (where, text) in texts.items():
         table = read_columns(text, where, columns, len(columns) - 1, set(tags))
@@ -98,6 +98,13 @@ def _split(name, texts, columns, tags, counts, spec, checksum, source, variant):
             raise UserError(f"{where}: {found} sentences/tokens, expected {counts[split]}; "
                             f"delete it and run `ssvmbench data fetch {name}`")
         tables[split] = table
+    return build_split(name, tables, columns, tags, spec, checksum, source, variant)
+
+
+def build_split(name, tables, columns, tags, spec, checksum, source, variant,
+                metric="chunk_f1"):
+    """Train/test datasets from token tables (``columns``, the last one the labels):
+    features extracted (or loaded from the cache), labels indexed by ``tags``."""
     arrays = features.cached([checksum, spec, columns], lambda: _encode(tables, spec))
     n_features = int(arrays["n_features"])
     index = {tag: k for k, tag in enumerate(tags)}
@@ -111,7 +118,7 @@ def _split(name, texts, columns, tags, counts, spec, checksum, source, variant):
                             feat_val=np.ones(len(idx)), label_names=tags)
     return SplitData(train=dataset("train"), test=dataset("test"),
                      variant=f"{variant}; features {spec['mode']} ({n_features} per label)",
-                     checksum=checksum, source=source, metric="chunk_f1")
+                     checksum=checksum, source=source, metric=metric)
 
 
 def _encode(tables, spec):
