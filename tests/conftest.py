@@ -18,28 +18,19 @@ def _root_with(relpath):
     return root
 
 
-@pytest.fixture(scope="session")
-def data_root():
-    """The data root, holding the OCR file."""
-    return _root_with("ocr/letters.pickle")
+def _data_fixture(relpath):
+    """A session fixture giving the data root, which must hold ``relpath``."""
+    @pytest.fixture(scope="session")
+    def root():
+        return _root_with(relpath)
+    root.__doc__ = f"The data root, holding {relpath}."
+    return root
 
 
-@pytest.fixture(scope="session")
-def conll2000_root():
-    """The data root, holding the CoNLL-2000 archive."""
-    return _root_with("conll2000/conll2000.zip")
-
-
-@pytest.fixture(scope="session")
-def conll2003_root():
-    """The data root, holding the CoNLL-2003 files."""
-    return _root_with("conll2003/eng.train")
-
-
-@pytest.fixture(scope="session")
-def treebank_root():
-    """The data root, holding NLTK's WSJ sample."""
-    return _root_with("treebank/treebank.zip")
+data_root = _data_fixture("ocr/letters.pickle")
+conll2000_root = _data_fixture("conll2000/conll2000.zip")
+conll2003_root = _data_fixture("conll2003/eng.train")
+treebank_root = _data_fixture("treebank/treebank.zip")
 
 
 @pytest.fixture(autouse=True, scope="session")
