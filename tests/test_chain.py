@@ -27,9 +27,7 @@ def phi_dense(task, i, y):
 
 
 def scratch(task):
-    m, L = task.max_len, task.n_labels
-    return (np.empty((m, L)), np.empty((m, L)), np.empty((m, L), dtype=np.int32),
-            np.empty(m, dtype=np.int32), np.empty((m, L)), np.empty((L, L)))
+    return chain.buffers(task.max_len, task.n_labels)
 
 
 CASES = [(L, T) for L in (2, 3, 4) for T in (1, 2, 3, 5)]
@@ -83,25 +81,29 @@ def test_psi_direction_and_loss(L, T):
 
 
 def test_factored_marginals_match_the_convex_combination():
-    task = ChainTask(random_chains(5, 3, 4, lengths=(2, 4), seed=3))
+    """The factored block (mu, sparse P_i, Psum) follows alpha_i <- (1-g) alpha_i + g e_y,
+    including g = 1 (entries dropped) and pools that must grow (many distinct bigrams)."""
+    task = ChainTask(random_chains(5, 4, 4, lengths=(2, 6), seed=3))
     L = task.n_labels
     mu = np.empty((task.n_tokens, L))
-    P = np.empty((task.n, L, L))
-    chain.init_marginals(task.data, mu, P)
+    Psum = np.empty(L * L)
+    blocks = chain.init_marginals(task.data, mu, Psum)
     rng = np.random.default_rng(0)
     U, _, _, _, R, E = scratch(task)
+    averages_U, weights = np.zeros((1, mu.size + L * L)), np.array([1.0])
+    expected_alpha = []
     for i in range(task.n):
         t0, t1 = task.dataset.offsets[i], task.dataset.offsets[i + 1]
         T = t1 - t0
         expected = phi_dense(task, i, task.dataset.labels[t0:t1])   # alpha_i = e_{y_i}
-        for _ in range(4):
+        for gamma in rng.uniform(size=12).tolist() + [1.0, 0.3]:
             y = rng.integers(0, L, size=T).astype(np.int32)
-            gamma = rng.uniform()
-            chain.marginals_residual(mu, P[i], t0, y, T, R, E)
-            chain.move_marginals(mu, P, i, t0, T, gamma, R, E, np.empty((0, 0)), np.empty(0))
+            chain.marginals_residual(mu, blocks, i, t0, y, T, R, E)
+            blocks = chain.move_marginals(mu, Psum, blocks, i, t0, T, gamma, R, E,
+                                          averages_U, weights)
             expected = (1 - gamma) * expected + gamma * phi_dense(task, i, y)
         y = rng.integers(0, L, size=T).astype(np.int32)
-        chain.marginals_residual(mu, P[i], t0, y, T, R, E)
+        chain.marginals_residual(mu, blocks, i, t0, y, T, R, E)
         direction = phi_dense(task, i, y) - expected
         w = np.zeros(task.d)
         chain.add_direction(w, 1.0, task.dims, task.data, t0, T, R, E,
@@ -109,6 +111,29 @@ def test_factored_marginals_match_the_convex_combination():
         np.testing.assert_allclose(w, direction, atol=1e-12)
         sq = chain.direction_sqnorm(task.dims, task.data, t0, T, R, E, np.zeros(task.dims[0]))
         assert sq == pytest.approx(direction @ direction)
+        expected_alpha.append(expected)
+    pool_keys, pool_vals, start, length, cap, used = blocks
+    assert np.all(length <= cap) and used[0] <= len(pool_keys)
+    assert np.any(cap > np.maximum(4, 2 * (np.diff(task.dataset.offsets) - 1)))   # moved
+    for i in range(task.n):
+        keys = pool_keys[start[i]:start[i] + length[i]]
+        assert np.all(np.diff(keys) > 0)            # sorted, unique
+    # w = A alpha from the factored state equals the dense sum; Psum is the sum of blocks
+    F = task.dims[0]
+    lam = 0.5
+    gold_phi = sum(phi_dense(task, i, task.dataset.labels[task.dataset.offsets[i]:
+                                                            task.dataset.offsets[i + 1]])
+                   for i in range(task.n))
+    w = np.empty(task.d)
+    chain.weights_from_marginals(mu, Psum, task.dims, task.data, lam, w)
+    np.testing.assert_allclose(w, (gold_phi - sum(expected_alpha)) / (lam * task.n),
+                               atol=1e-12)
+    np.testing.assert_allclose(Psum, sum(expected_alpha)[F * L:F * L + L * L], atol=1e-12)
+    # the lazy average record (weight 1) sums the changes of (mu, Psum) since the start
+    mu0, Psum0 = np.empty_like(mu), np.empty_like(Psum)
+    chain.init_marginals(task.data, mu0, Psum0)
+    np.testing.assert_allclose(averages_U[0], np.concatenate([(mu - mu0).ravel(),
+                                                              Psum - Psum0]), atol=1e-12)
 
 
 def test_evaluate_hinge_and_errors_by_enumeration():

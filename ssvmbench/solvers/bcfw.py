@@ -3,9 +3,9 @@
 Line search: the closed form of Algorithm 4 (Appendix B.4), clipped to [0, 1];
 ``step=predefined``: ``gamma_k = 2n/(k + 2n)`` (Algorithm 3, Appendix F Figure 2).
 Sampling: uniform with replacement (the paper) or a fresh permutation per pass.
-The block ``alpha_i`` is kept in factored form (per-token label weights ``mu`` and
-an ``L x L`` transition matrix per example), so ``w_i = A alpha_i`` is never stored:
-``w_i - w_s = (phi(y*) - phi(alpha_i)) / (lam n)`` is built from that factored form.
+The block ``alpha_i`` is kept in factored form (per-token label weights ``mu`` and a
+sparse block of label-bigram marginals per example), so ``w_i = A alpha_i`` is never
+stored: ``w_i - w_s = (phi(y*) - phi(alpha_i)) / (lam n)`` is built from that factored form.
 """
 
 import numba as nb
@@ -20,10 +20,11 @@ from ssvmbench.tasks.chain import (add_direction, buffers, direction_dot, direct
 
 
 @nb.njit(cache=True)
-def bcfw_steps(w, ell, mu, P, ell_i, dims, data, order, lam, line_search, k,
+def bcfw_steps(w, ell, mu, Psum, blocks, ell_i, dims, data, order, lam, line_search, k,
                kinds, avg_U, S, C, Lsum, max_len):
-    """Algorithm 4 for the examples ``order``; returns the new step counter ``k``.
-    The averages are kept of the dual state ``(mu, P)`` (cheaper per step than of ``w``)."""
+    """Algorithm 4 for the examples ``order``; returns the new step counter ``k`` and
+    the blocks (whose pool may have grown). The averages are kept of the dual state
+    ``(mu, Psum)`` (cheaper per step than of ``w``)."""
     offsets, labels = data[0], data[1]
     n = len(offsets) - 1
     L = dims[1]
@@ -36,7 +37,7 @@ def bcfw_steps(w, ell, mu, P, ell_i, dims, data, order, lam, line_search, k,
         gold = labels[t0:t0 + T]
         viterbi(w, 1.0, dims, U, T, gold, True, delta, back, y)
         loss = hamming(gold, y, T)
-        marginals_residual(mu, P[i], t0, y, T, R, E)
+        marginals_residual(mu, blocks, i, t0, y, T, R, E)
         if line_search:
             sq = direction_sqnorm(dims, data, t0, T, R, E, x_dense)
             gamma = 0.0
@@ -49,12 +50,12 @@ def bcfw_steps(w, ell, mu, P, ell_i, dims, data, order, lam, line_search, k,
         start_step(kinds, k, avg_U, S, C, Lsum)
         if gamma > 0.0:
             add_direction(w, -gamma / (lam * n), dims, data, t0, T, R, E, no_U, no_C)
-            move_marginals(mu, P, i, t0, T, gamma, R, E, avg_U, C)
+            blocks = move_marginals(mu, Psum, blocks, i, t0, T, gamma, R, E, avg_U, C)
             new_ell_i = (1.0 - gamma) * ell_i[i] + gamma * loss / n
             ell[0] += new_ell_i - ell_i[i]
             ell_i[i] = new_ell_i
         end_step(kinds, k, S, C, Lsum, 1.0, ell[0])
-    return k
+    return k, blocks
 
 
 class BCFW(Solver):
@@ -66,25 +67,25 @@ class BCFW(Solver):
         self.w = np.zeros(task.d)
         self.ell = np.zeros(1)
         self.ell_i = np.zeros(task.n)
-        n_mu, L = task.n_tokens * task.n_labels, task.n_labels
-        self.alpha = np.empty(n_mu + task.n * L * L)      # factored dual state, one vector
-        self.mu = self.alpha[:n_mu].reshape(task.n_tokens, L)
-        self.P = self.alpha[n_mu:].reshape(task.n, L, L)
-        init_marginals(task.data, self.mu, self.P)
+        n_mu = task.n_tokens * task.n_labels
+        self.alpha = np.empty(self.averaged_size())   # averaged dual state: (mu, Psum)
+        self.mu = self.alpha[:n_mu].reshape(task.n_tokens, task.n_labels)
+        self.Psum = self.alpha[n_mu:]
+        self.blocks = init_marginals(task.data, self.mu, self.Psum)
 
     def advance(self, budget):
         order = self.next_indices(budget)
         t = self.task
-        self.steps = bcfw_steps(
-            self.w, self.ell, self.mu, self.P, self.ell_i, t.dims, t.data, order,
+        self.steps, self.blocks = bcfw_steps(
+            self.w, self.ell, self.mu, self.Psum, self.blocks, self.ell_i, t.dims, t.data, order,
             self.lam, self.opts["step"] == "line_search", self.steps,
             *self.averages.arrays(), t.max_len)
         return len(order)
 
     def averaged_size(self):
-        """BCFW averages its factored dual state ``(mu, P)``."""
+        """BCFW averages its factored dual state ``(mu, Psum)``."""
         t = self.task
-        return t.n_tokens * t.n_labels + t.n * t.n_labels**2
+        return t.n_tokens * t.n_labels + t.n_labels**2
 
     def state(self):
         return 1.0, self.w, self.ell[0]
@@ -94,7 +95,6 @@ class BCFW(Solver):
         alpha, ell = self.averages.materialize(j, self.alpha)
         n_mu = self.mu.size
         w = np.empty(self.task.d)
-        weights_from_marginals(alpha[:n_mu].reshape(self.mu.shape),
-                               alpha[n_mu:].reshape(self.P.shape), self.task.dims,
-                               self.task.data, self.lam, w)
+        weights_from_marginals(alpha[:n_mu].reshape(self.mu.shape), alpha[n_mu:],
+                               self.task.dims, self.task.data, self.lam, w)
         return w, ell

@@ -14,13 +14,14 @@ The max oracle (BCFW eq. 2) is loss-augmented Viterbi.
 Kernels take the dataset as the tuple ``data = (offsets, labels, feat_ptr, feat_idx,
 feat_val)`` of a :class:`~ssvmbench.data.sequences.ChainDataset` and ``dims = (F, L)``.
 Vectors ``psi`` are never materialized per example: a direction in ``w``-space is
-kept as per-token label residuals plus a transition matrix (see below).
+kept as per-token label residuals plus a sparse transition part (see below).
 """
 
 import numba as nb
 import numpy as np
 
 from ssvmbench.data.sequences import ChainDataset
+from ssvmbench.tasks import transitions
 
 
 class ChainTask:
@@ -56,7 +57,7 @@ def buffers(max_len, L):
     a labeling ``y`` and a direction ``(R, E)`` (see below)."""
     return (np.empty((max_len, L)), np.empty((max_len, L)),
             np.empty((max_len, L), dtype=np.int32), np.empty(max_len, dtype=np.int32),
-            np.empty((max_len, L)), np.empty((L, L)))
+            np.empty((max_len, L)), transitions.scratch(max_len, L))
 
 
 @nb.njit(cache=True)
@@ -150,7 +151,8 @@ def viterbi(w, ws, dims, U, T, gold, augment, delta, back, y_out):
 # ------------------------------------------------- directions in w-space, never materialized
 #
 # A direction ``sum_t x_t (x) R_t + E + R_0 (first) + R_{T-1} (last)`` over the blocks
-# of ``w`` is given by a ``T x L`` residual ``R`` and an ``L x L`` transition part ``E``.
+# of ``w`` is given by a ``T x L`` residual ``R`` and a sparse transition part ``E``
+# (see :mod:`ssvmbench.tasks.transitions`).
 # BCFW: ``R_t = e_{y*_t} - mu_t`` and ``E = counts(y*) - P_i`` (phi(y*) - phi(alpha_i));
 # SSG/FW: ``R_t = e_{y_i,t} - e_{y*_t}`` and ``E = counts(y_i) - counts(y*)`` (psi_i(y*)).
 
@@ -180,8 +182,9 @@ def direction_sqnorm(dims, data, t0, T, R, E, x_dense):
             x_dense[feat_idx[p]] = 0.0
     for a in range(L):
         s += R[0, a] * R[0, a] + R[T - 1, a] * R[T - 1, a]
-        for b in range(L):
-            s += E[a, b] * E[a, b]
+    vals = E[1]
+    for j in range(E[2][0]):
+        s += vals[j] * vals[j]
     return s
 
 
@@ -197,8 +200,9 @@ def direction_dot(w, dims, U, T, R, E):
             s += R[t, l] * U[t, l]
     for a in range(L):
         s += R[0, a] * w[off_first + a] + R[T - 1, a] * w[off_first + L + a]
-        for b in range(L):
-            s += E[a, b] * w[off_trans + a * L + b]
+    keys, vals = E[0], E[1]
+    for j in range(E[2][0]):
+        s += vals[j] * w[off_trans + keys[j]]
     return s
 
 
@@ -240,58 +244,69 @@ def add_direction(w, coef, dims, data, t0, T, R, E, U, C):
     for a in range(L):
         _put(w, U, C, off_first + a, coef * R[0, a])
         _put(w, U, C, off_first + L + a, coef * R[T - 1, a])
-        for b in range(L):
-            _put(w, U, C, off_trans + a * L + b, coef * E[a, b])
+    keys, vals = E[0], E[1]
+    for j in range(E[2][0]):
+        _put(w, U, C, off_trans + keys[j], coef * vals[j])
 
 
 @nb.njit(cache=True)
 def psi_residual(gold, y, T, R, E):
     """``(R, E)`` of ``psi_i(y) = phi(x_i, y_i) - phi(x_i, y)``."""
     R[:T, :] = 0.0
-    E[:, :] = 0.0
     for t in range(T):
         R[t, gold[t]] += 1.0
         R[t, y[t]] -= 1.0
-        if t > 0:
-            E[gold[t - 1], gold[t]] += 1.0
-            E[y[t - 1], y[t]] -= 1.0
+    transitions.set_difference_of_labelings(E, gold, y, T, R.shape[1])
+
+
+# The factored dual block of example i (BCFW Section 3): ``alpha_i`` enters ``w = A alpha``
+# only through its token marginals ``mu[t0:t0+T]`` (T x L) and its bigram marginals
+# ``P_i = sum_y alpha_i(y) counts(y)``, a sparse block of the pool ``blocks = (pool_keys,
+# pool_vals, start, length, cap, used)`` (see :mod:`ssvmbench.tasks.transitions`). The
+# averaged dual state needs only ``mu`` and ``Psum = sum_i P_i``, because ``w`` depends on
+# the ``P_i`` only through their sum.
 
 
 @nb.njit(cache=True)
-def marginals_residual(mu, Pi, t0, y, T, R, E):
+def marginals_residual(mu, blocks, i, t0, y, T, R, E):
     """``(R, E)`` of ``phi(x_i, y) - sum_y' alpha_i(y') phi(x_i, y')`` (factored alpha_i)."""
     L = mu.shape[1]
     for t in range(T):
         for l in range(L):
             R[t, l] = -mu[t0 + t, l]
         R[t, y[t]] += 1.0
-    for a in range(L):
-        for b in range(L):
-            E[a, b] = -Pi[a, b]
-    for t in range(1, T):
-        E[y[t - 1], y[t]] += 1.0
+    pool_keys, pool_vals, start, length = blocks[0], blocks[1], blocks[2], blocks[3]
+    transitions.set_labeling_minus_block(E, y, T, L, pool_keys, pool_vals, start[i],
+                                         length[i])
 
 
 @nb.njit(cache=True)
-def init_marginals(data, mu, P):
-    """Factored dual state of ``alpha_i = e_{y_i}`` (BCFW Algorithm 4 start, ``w = 0``)."""
+def init_marginals(data, mu, Psum):
+    """Factored dual state of ``alpha_i = e_{y_i}`` (BCFW Algorithm 4 start, ``w = 0``):
+    fills ``mu`` and ``Psum`` and returns the blocks ``P_i``."""
     offsets, labels = data[0], data[1]
+    n = len(offsets) - 1
+    L = mu.shape[1]
     mu[:, :] = 0.0
-    P[:, :, :] = 0.0
-    for i in range(len(offsets) - 1):
-        t0, t1 = offsets[i], offsets[i + 1]
-        for t in range(t0, t1):
-            mu[t, labels[t]] = 1.0
-            if t > t0:
-                P[i, labels[t - 1], labels[t]] += 1.0
+    Psum[:] = 0.0
+    for t in range(len(labels)):
+        mu[t, labels[t]] = 1.0
+    start, length, cap = (np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64),
+                          np.empty(n, dtype=np.int64))
+    pool_keys, pool_vals = transitions.init_blocks(data, L, start, length, cap)
+    for i in range(n):
+        for q in range(start[i], start[i] + length[i]):
+            Psum[pool_keys[q]] += pool_vals[q]
+    return pool_keys, pool_vals, start, length, cap, np.array([len(pool_keys)])
 
 
 @nb.njit(cache=True)
-def move_marginals(mu, P, i, t0, T, gamma, R, E, U, C):
+def move_marginals(mu, Psum, blocks, i, t0, T, gamma, R, E, U, C):
     """``alpha_i <- (1 - gamma) alpha_i + gamma e_y`` in factored form, given the residual
-    ``(R, E)`` of ``y`` from :func:`marginals_residual`. ``mu`` and ``P`` are views of one
-    flat state vector (``mu`` first); each change is recorded in the lazy averages ``U``
-    with weights ``C`` (see :mod:`ssvmbench.solvers.averaging`)."""
+    ``(R, E)`` of ``y`` from :func:`marginals_residual`; returns the blocks (the pool may
+    have grown). ``mu`` and ``Psum`` are views of one flat state vector (``mu`` first);
+    each change is recorded in the lazy averages ``U`` with weights ``C`` (see
+    :mod:`ssvmbench.solvers.averaging`)."""
     L = mu.shape[1]
     n_mu = mu.size
     for t in range(T):
@@ -300,29 +315,41 @@ def move_marginals(mu, P, i, t0, T, gamma, R, E, U, C):
             mu[t0 + t, l] += delta
             for j in range(len(C)):
                 U[j, (t0 + t) * L + l] += C[j] * delta
-    base = n_mu + i * L * L
-    for a in range(L):
-        for b in range(L):
-            delta = gamma * E[a, b]
-            P[i, a, b] += delta
-            for j in range(len(C)):
-                U[j, base + a * L + b] += C[j] * delta
+    keys, vals = E[0], E[1]
+    for q in range(E[2][0]):
+        delta = gamma * vals[q]
+        Psum[keys[q]] += delta
+        for j in range(len(C)):
+            U[j, n_mu + keys[q]] += C[j] * delta
+    pool_keys, pool_vals, start, length, cap, used = blocks
+    pool_keys, pool_vals = transitions.move_block(pool_keys, pool_vals, start, length, cap,
+                                                  used, i, E, gamma)
+    return pool_keys, pool_vals, start, length, cap, used
 
 
 @nb.njit(cache=True)
-def weights_from_marginals(mu, P, dims, data, lam, w):
+def weights_from_marginals(mu, Psum, dims, data, lam, w):
     """``w = A alpha = 1/(lam n) sum_i (phi(x_i, y_i) - sum_y alpha_i(y) phi(x_i, y))``
     (BCFW Section 3) from the factored ``alpha``; used for averaged dual iterates."""
     offsets, labels = data[0], data[1]
     n = len(offsets) - 1
-    _, _, _, _, R, E = buffers(max_length(offsets), dims[1])
+    F, L = dims
+    _, _, _, _, R, E = buffers(max_length(offsets), L)
+    E[2][0] = 0
     no_U, no_C = np.empty((0, 0)), np.empty(0)
     w[:] = 0.0
     for i in range(n):
         t0 = offsets[i]
         T = offsets[i + 1] - t0
-        marginals_residual(mu, P[i], t0, labels[t0:t0 + T], T, R, E)
+        for t in range(T):
+            for l in range(L):
+                R[t, l] = -mu[t0 + t, l]
+            R[t, labels[t0 + t]] += 1.0
+            if t > 0:
+                w[F * L + labels[t0 + t - 1] * L + labels[t0 + t]] += 1.0
         add_direction(w, 1.0 / (lam * n), dims, data, t0, T, R, E, no_U, no_C)
+    for q in range(L * L):
+        w[F * L + q] = (w[F * L + q] - Psum[q]) / (lam * n)
 
 
 @nb.njit(cache=True)
