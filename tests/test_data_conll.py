@@ -4,9 +4,13 @@ import os
 
 import numpy as np
 import pytest
+import yaml
+from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
 
 from ssvmbench.data import conll, features, load_split
 from ssvmbench.errors import UserError
+from ssvmbench.paths import config_dir
 
 
 @pytest.fixture(scope="module")
@@ -92,3 +96,40 @@ def test_conll2003_counts_without_document_lines(conll2003_root, test_split, cou
     assert "B-PER" not in set(names) and (names != "O").sum() > 30000
     with pytest.raises(UserError, match="data.test_split=dev"):
         load_split("conll2003", root=str(conll2003_root), test_split="dev")
+
+
+@pytest.mark.parametrize("config,defaults", [("conll2000", conll.DEFAULT_FEATURES),
+                                             ("conll2003", conll.NER_FEATURES)])
+def test_config_templates_agree_with_the_loader_defaults(config, defaults):
+    spec = yaml.safe_load((config_dir() / "data" / f"{config}.yaml").read_text())
+    assert spec["features_spec"] == defaults
+
+
+def test_sap_scale_config_reuses_the_conll2000_loader():
+    with initialize_config_dir(config_dir=str(config_dir()), version_base=None):
+        cfg = compose(config_name="config", overrides=["data=conll2000_sap"])
+    spec = OmegaConf.to_container(cfg.data.features_spec)
+    assert cfg.data.name == "conll2000" and cfg.data.download
+    assert spec["mode"] == "dictionary" and len(spec["conjunctions"]) >= 10
+    assert len(features.templates(spec)) > len(features.templates(conll.DEFAULT_FEATURES))
+
+
+def test_label_column_cannot_be_a_feature():
+    tables = {"train": tiny(), "test": tiny()}
+    spec = {**conll.DEFAULT_FEATURES, "conjunctions": ["word[0]|chunk[-1]"]}
+    with pytest.raises(UserError, match="uses 'chunk', the label column of conll2000"):
+        conll.build_split("conll2000", tables, ("word", "pos", "chunk"), conll.CHUNK_TAGS, spec,
+                          "x", "x", "x")
+
+
+def test_specs_without_conjunctions_keep_their_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("SSVMBENCH_CACHE_DIR", str(tmp_path))
+    tables = {"train": tiny(), "test": tiny()}
+    spec = {key: value for key, value in conll.DEFAULT_FEATURES.items() if key != "conjunctions"}
+    for with_empty in (False, True, False):
+        conll.build_split("conll2000", tables, ("word", "pos", "chunk"), conll.CHUNK_TAGS,
+                          {**spec, "conjunctions": []} if with_empty else spec, "x", "x", "x")
+    assert len(os.listdir(tmp_path / "features")) == 1
+    conll.build_split("conll2000", tables, ("word", "pos", "chunk"), conll.CHUNK_TAGS,
+                      {**spec, "conjunctions": ["pos[-1]|pos[0]"]}, "x", "x", "x")
+    assert len(os.listdir(tmp_path / "features")) == 2

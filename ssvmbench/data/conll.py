@@ -24,7 +24,7 @@ NER_TAGS = ("O",) + tuple(f"{p}-{t}" for t in ("PER", "ORG", "LOC", "MISC") for 
 CONLL2003_COUNTS = {"train": (14041, 203621), "testa": (3250, 51362), "testb": (3453, 46435)}
 DEFAULT_FEATURES = {"window": ["word", "pos"], "radius": 2,
                     "current": ["lower", "shape", "prefix3", "suffix2", "suffix3"],
-                    "mode": "dictionary", "hash_bits": 18, "min_count": 1}
+                    "conjunctions": [], "mode": "dictionary", "hash_bits": 18, "min_count": 1}
 NER_FEATURES = {**DEFAULT_FEATURES, "window": ["word", "lower", "pos", "shape"],
                 "current": ["prefix2", "prefix3", "suffix2", "suffix3", "suffix4", "chunk"],
                 "hash_bits": 16}
@@ -105,7 +105,14 @@ def build_split(name, tables, columns, tags, spec, checksum, source, variant,
                 metric="chunk_f1"):
     """Train/test datasets from token tables (``columns``, the last one the labels):
     features extracted (or loaded from the cache), labels indexed by ``tags``."""
-    arrays = features.cached([checksum, spec, columns], lambda: _encode(tables, spec))
+    label = columns[-1]
+    if any(label == a for _, parts in features.templates(spec) for a, _ in parts):
+        raise UserError(f"data.features_spec uses '{label}', the label column of {name}: "
+                        "a feature cannot read the labels")
+    # Without conjunctions the key is that of the specs before they existed, so caches
+    # of those specs stay valid (their features are unchanged).
+    key_spec = {k: v for k, v in spec.items() if k != "conjunctions" or v}
+    arrays = features.cached([checksum, key_spec, columns], lambda: _encode(tables, spec))
     n_features = int(arrays["n_features"])
     index = {tag: k for k, tag in enumerate(tags)}
 
