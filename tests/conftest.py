@@ -31,6 +31,7 @@ data_root = _data_fixture("ocr/letters.pickle")
 conll2000_root = _data_fixture("conll2000/conll2000.zip")
 conll2003_root = _data_fixture("conll2003/eng.train")
 treebank_root = _data_fixture("treebank/treebank.zip")
+brown_root = _data_fixture("brown/brown.zip")
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -2,12 +2,12 @@
 
 import dataclasses
 
-from ssvmbench.data import conll, ocr, treebank
+from ssvmbench.data import brown, conll, ocr, treebank
 from ssvmbench.errors import UserError
 
 LOADERS = {"ocr": ocr.load, "conll2000": conll.load_conll2000,
            "conll2003": conll.load_conll2003, "pos": treebank.load_pos,
-           "wsjpos": treebank.load_wsjpos}
+           "wsjpos": treebank.load_wsjpos, "brown": brown.load_brown}
 
 
 def load_split(name, subset=None, **options):
