@@ -28,14 +28,14 @@ def bcfw_steps(w, ell, mu, Psum, blocks, ell_i, dims, data, order, lam, line_sea
     offsets, labels = data[0], data[1]
     n = len(offsets) - 1
     L = dims[1]
-    U, delta, back, y, R, E = buffers(max_len, L)
+    U, delta, y, R, E = buffers(max_len, L)
     x_dense = np.zeros(dims[0])
     no_U, no_C = np.empty((0, 0)), np.empty(0)
     for i in order:
         t0 = offsets[i]
         T = unary_scores(w, 1.0, dims, data, i, U)
         gold = labels[t0:t0 + T]
-        viterbi(w, 1.0, dims, U, T, gold, True, delta, back, y)
+        viterbi(w, 1.0, dims, U, T, gold, True, delta, y)
         loss = hamming(gold, y, T)
         marginals_residual(mu, blocks, i, t0, y, T, R, E)
         if line_search:

@@ -21,7 +21,7 @@ def fw_corner(w, w_s, dims, data, lam, max_len):
     offsets, labels = data[0], data[1]
     n = len(offsets) - 1
     L = dims[1]
-    U, delta, back, y, R, E = buffers(max_len, L)
+    U, delta, y, R, E = buffers(max_len, L)
     no_U, no_C = np.empty((0, 0)), np.empty(0)
     w_s[:] = 0.0
     ell_s = 0.0
@@ -29,7 +29,7 @@ def fw_corner(w, w_s, dims, data, lam, max_len):
         t0 = offsets[i]
         T = unary_scores(w, 1.0, dims, data, i, U)
         gold = labels[t0:t0 + T]
-        viterbi(w, 1.0, dims, U, T, gold, True, delta, back, y)
+        viterbi(w, 1.0, dims, U, T, gold, True, delta, y)
         ell_s += hamming(gold, y, T) / n
         psi_residual(gold, y, T, R, E)
         add_direction(w_s, 1.0 / (lam * n), dims, data, t0, T, R, E, no_U, no_C)

@@ -19,13 +19,13 @@ def ssg_steps(v, scale, dims, data, order, lam, k, kinds, avg_U, S, C, Lsum, max
     """Pegasos steps for the examples ``order``; returns the new step counter ``k``."""
     offsets, labels = data[0], data[1]
     L = dims[1]
-    U, delta, back, y, R, E = buffers(max_len, L)
+    U, delta, y, R, E = buffers(max_len, L)
     a = scale[0]
     for i in order:
         t0 = offsets[i]
         T = unary_scores(v, a, dims, data, i, U)
         gold = labels[t0:t0 + T]
-        viterbi(v, a, dims, U, T, gold, True, delta, back, y)
+        viterbi(v, a, dims, U, T, gold, True, delta, y)
         gamma = 1.0 / (k + 1.0)
         k += 1
         start_step(kinds, k, avg_U, S, C, Lsum)

@@ -53,10 +53,9 @@ class ChainTask:
 
 @nb.njit(cache=True)
 def buffers(max_len, L):
-    """Per-pass scratch arrays: unary scores ``U``, Viterbi tables ``delta``/``back``,
+    """Per-pass scratch arrays: unary scores ``U``, the Viterbi table ``delta``,
     a labeling ``y`` and a direction ``(R, E)`` (see below)."""
-    return (np.empty((max_len, L)), np.empty((max_len, L)),
-            np.empty((max_len, L), dtype=np.int32), np.empty(max_len, dtype=np.int32),
+    return (np.empty((max_len, L)), np.empty((max_len, L)), np.empty(max_len, dtype=np.int32),
             np.empty((max_len, L)), transitions.scratch(max_len, L))
 
 
@@ -103,14 +102,16 @@ def hamming(gold, y, T):
 
 
 @nb.njit(cache=True)
-def viterbi(w, ws, dims, U, T, gold, augment, delta, back, y_out):
+def viterbi(w, ws, dims, U, T, gold, augment, delta, y_out):
     """Best labeling for the weights ``ws * w`` (plus ``L_i`` if ``augment``).
 
     ``U`` holds the unary scores of ``ws * w``. With ``augment`` this is
     loss-augmented decoding, the max oracle of BCFW eq. (2):
     ``argmax_y L_i(y) + <ws * w, phi(x, y)>``. Returns the maximal value (score
     plus loss when augmented); the labeling is written to ``y_out[:T]``.
-    ``delta`` and ``back`` are ``(maxT, L)`` scratch arrays.
+    ``delta`` is a ``(maxT, L)`` scratch array. The forward pass keeps only the max-sums
+    (no back-pointer table, so its inner loop is a branch-free max); the backtrace
+    recomputes each argmax over the ``L`` predecessors of the chosen label.
     """
     F, L = dims
     off_trans = F * L
@@ -121,20 +122,19 @@ def viterbi(w, ws, dims, U, T, gold, augment, delta, back, y_out):
         if augment and l != gold[0]:
             delta[0, l] += loss_unit
     for t in range(1, T):
+        cur = delta[t]
         for b in range(L):
-            delta[t, b] = -np.inf
-        for a in range(L):          # a outer, b inner: contiguous, vectorizable
+            cur[b] = -np.inf
+        for a in range(L):          # a outer, b inner: contiguous
             prev = delta[t - 1, a]
             row = off_trans + a * L
             for b in range(L):
                 v = prev + ws * w[row + b]
-                if v > delta[t, b]:
-                    delta[t, b] = v
-                    back[t, b] = a
+                cur[b] = v if v > cur[b] else cur[b]
         for b in range(L):
-            delta[t, b] += U[t, b]
+            cur[b] += U[t, b]
             if augment and b != gold[t]:
-                delta[t, b] += loss_unit
+                cur[b] += loss_unit
     best = -np.inf
     arg = 0
     for l in range(L):
@@ -144,7 +144,14 @@ def viterbi(w, ws, dims, U, T, gold, augment, delta, back, y_out):
             arg = l
     y_out[T - 1] = arg
     for t in range(T - 1, 0, -1):
-        y_out[t - 1] = back[t, y_out[t]]
+        b = y_out[t]
+        top = -np.inf
+        for a in range(L):
+            v = delta[t - 1, a] + ws * w[off_trans + a * L + b]
+            if v > top:
+                top = v
+                arg = a
+        y_out[t - 1] = arg
     return best
 
 
@@ -334,7 +341,7 @@ def weights_from_marginals(mu, Psum, dims, data, lam, w):
     offsets, labels = data[0], data[1]
     n = len(offsets) - 1
     F, L = dims
-    _, _, _, _, R, E = buffers(max_length(offsets), L)
+    _, _, _, R, E = buffers(max_length(offsets), L)
     E[2][0] = 0
     no_U, no_C = np.empty((0, 0)), np.empty(0)
     w[:] = 0.0
@@ -374,17 +381,17 @@ def evaluate(w, dims, data, with_hinge, max_len, predictions):
     offsets, labels = data[0], data[1]
     L = dims[1]
     n = len(offsets) - 1
-    U, delta, back, y, _, _ = buffers(max_len, L)
+    U, delta, y, _, _ = buffers(max_len, L)
     hinge = 0.0
     err = 0.0
     for i in range(n):
         t0 = offsets[i]
         T = unary_scores(w, 1.0, dims, data, i, U)
         gold = labels[t0:t0 + T]
-        viterbi(w, 1.0, dims, U, T, gold, False, delta, back, y)
+        viterbi(w, 1.0, dims, U, T, gold, False, delta, y)
         predictions[t0:t0 + T] = y[:T]
         err += hamming(gold, y, T)
         if with_hinge:
-            top = viterbi(w, 1.0, dims, U, T, gold, True, delta, back, y)
+            top = viterbi(w, 1.0, dims, U, T, gold, True, delta, y)
             hinge += top - labeling_score(w, 1.0, dims, U, T, gold)
     return (hinge / n if with_hinge else np.nan), err / n
