@@ -43,7 +43,8 @@ def main(args):
         solver.run_until(p * n)
         times.append(time.perf_counter() - start)
     per_pass = statistics.median(times)
-    state_mb = sum(v.nbytes for v in vars(solver).values() if hasattr(v, "nbytes")) / 2**20
+    held = [*vars(solver).values(), *vars(solver.averages).values()]
+    state_mb = sum(map(_nbytes, held)) / 2**20
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"solver={solver.name} data={cfg.data.name} ({split.variant}) lambda={lam:g} "
           f"n={n} tokens={train.n_tokens} d={train.d}")
@@ -57,6 +58,13 @@ def main(args):
     print(f"solver state:             {state_mb:.1f} MiB")
     print(f"peak memory (max RSS):    {peak_mb:.0f} MiB")
     return 0
+
+
+def _nbytes(value):
+    """Bytes held by an array, or by the arrays of a tuple (e.g. BCFW's sparse blocks)."""
+    if isinstance(value, tuple):
+        return sum(map(_nbytes, value))
+    return getattr(value, "nbytes", 0)
 
 
 def _cpu_model():

@@ -51,8 +51,11 @@ class Averages:
         return self.kinds, self.U, self.S, self.C, self.L
 
     def materialize(self, j, v):
-        """``(w̄, ell̄)`` of average ``j`` given the current vector ``v``."""
-        return (self.C[j] * v - self.U[j]) / self.S[j], self.L[j] / self.S[j]
+        """``(w̄, ell̄)`` of average ``j`` given the current vector ``v`` (one new array)."""
+        out = self.C[j] * v
+        out -= self.U[j]
+        out /= self.S[j]
+        return out, self.L[j] / self.S[j]
 
 
 @nb.njit(cache=True)
