@@ -124,10 +124,20 @@ def test_factored_marginals_match_the_convex_combination():
     gold_phi = sum(phi_dense(task, i, task.dataset.labels[task.dataset.offsets[i]:
                                                             task.dataset.offsets[i + 1]])
                    for i in range(task.n))
+    alpha = np.concatenate([mu.ravel(), Psum])
     w = np.empty(task.d)
-    chain.weights_from_marginals(mu, Psum, task.dims, task.data, lam, w)
+    chain.weights_from_average(alpha, np.zeros_like(alpha), 1.0, 1.0, task.dims, task.data,
+                               lam, w)
     np.testing.assert_allclose(w, (gold_phi - sum(expected_alpha)) / (lam * task.n),
                                atol=1e-12)
+    # an average (c alpha - U) / s is mapped without materializing it
+    U = np.random.default_rng(1).normal(size=alpha.size)
+    w_bar = np.empty(task.d)
+    chain.weights_from_average(alpha, U, 3.0, 2.0, task.dims, task.data, lam, w_bar)
+    w_ref = np.empty(task.d)
+    chain.weights_from_average((3.0 * alpha - U) / 2.0, np.zeros_like(alpha), 1.0, 1.0,
+                               task.dims, task.data, lam, w_ref)
+    np.testing.assert_allclose(w_bar, w_ref, atol=1e-12)
     np.testing.assert_allclose(Psum, sum(expected_alpha)[F * L:F * L + L * L], atol=1e-12)
     # the lazy average record (weight 1) sums the changes of (mu, Psum) since the start
     mu0, Psum0 = np.empty_like(mu), np.empty_like(Psum)

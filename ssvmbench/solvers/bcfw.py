@@ -16,7 +16,7 @@ from ssvmbench.solvers.base import Solver
 from ssvmbench.tasks.chain import (add_direction, buffers, direction_dot, direction_sqnorm,
                                    hamming, init_marginals, marginals_residual,
                                    move_marginals, unary_scores, viterbi,
-                                   weights_from_marginals)
+                                   weights_from_average)
 
 
 @nb.njit(cache=True)
@@ -92,9 +92,8 @@ class BCFW(Solver):
 
     def average(self, j):
         """Average ``j`` of the dual state mapped to ``(w̄ = A ᾱ, ell̄)``."""
-        alpha, ell = self.averages.materialize(j, self.alpha)
-        n_mu = self.mu.size
+        av = self.averages
         w = np.empty(self.task.d)
-        weights_from_marginals(alpha[:n_mu].reshape(self.mu.shape), alpha[n_mu:],
-                               self.task.dims, self.task.data, self.lam, w)
-        return w, ell
+        weights_from_average(self.alpha, av.U[j], av.C[j], av.S[j], self.task.dims,
+                             self.task.data, self.lam, w)
+        return w, av.L[j] / av.S[j]

@@ -335,9 +335,11 @@ def move_marginals(mu, Psum, blocks, i, t0, T, gamma, R, E, U, C):
 
 
 @nb.njit(cache=True)
-def weights_from_marginals(mu, Psum, dims, data, lam, w):
-    """``w = A alpha = 1/(lam n) sum_i (phi(x_i, y_i) - sum_y alpha_i(y) phi(x_i, y))``
-    (BCFW Section 3) from the factored ``alpha``; used for averaged dual iterates."""
+def weights_from_average(alpha, U, c, s, dims, data, lam, w):
+    """``w = A alpha_bar = 1/(lam n) sum_i (phi(x_i, y_i) - sum_y alpha_bar_i(y) phi(x_i, y))``
+    (BCFW Section 3) for the averaged factored dual state ``alpha_bar = (c alpha - U) / s``
+    (``alpha`` flat: ``mu`` then ``Psum``; see :mod:`ssvmbench.solvers.averaging`), taken
+    entry by entry so that ``alpha_bar`` is never materialized."""
     offsets, labels = data[0], data[1]
     n = len(offsets) - 1
     F, L = dims
@@ -350,13 +352,16 @@ def weights_from_marginals(mu, Psum, dims, data, lam, w):
         T = offsets[i + 1] - t0
         for t in range(T):
             for l in range(L):
-                R[t, l] = -mu[t0 + t, l]
+                q = (t0 + t) * L + l
+                R[t, l] = -(c * alpha[q] - U[q]) / s
             R[t, labels[t0 + t]] += 1.0
             if t > 0:
                 w[F * L + labels[t0 + t - 1] * L + labels[t0 + t]] += 1.0
         add_direction(w, 1.0 / (lam * n), dims, data, t0, T, R, E, no_U, no_C)
+    n_mu = len(labels) * L
     for q in range(L * L):
-        w[F * L + q] = (w[F * L + q] - Psum[q]) / (lam * n)
+        p_bar = (c * alpha[n_mu + q] - U[n_mu + q]) / s
+        w[F * L + q] = (w[F * L + q] - p_bar) / (lam * n)
 
 
 @nb.njit(cache=True)
