@@ -1,0 +1,384 @@
+"""Smooth inference oracles for chains (Pillutla et al., NeurIPS 2018, Section 2, Table 1).
+
+The structural hinge loss is ``f = h o g`` with ``h(z) = max_y z_y`` over the labelings and
+``z_y = s(y) = <ws * w, phi(x, y)> + [augment] L(y_i, y)`` the (loss-augmented) scores of
+:func:`ssvmbench.tasks.chain.viterbi` (``f`` subtracts the gold score, which the caller does).
+Smoothing ``h`` by ``mu * omega`` (Section 2, "Smoothing strategy") gives
+
+* the **top-K oracle** (``l2^2`` smoothing, ``omega(u) = (||u||^2 - 1) / 2``, restricted to the
+  K best labelings: ``h_{mu,K}``, Definition 1): :func:`topk_oracle`, built from the K-best
+  Viterbi :func:`topk_viterbi` ("Top-K DP" of Table 1), the simplex projection
+  :func:`project_simplex` / :func:`l2_smoothed_max` and :func:`weighted_labelings_direction`;
+* the **exp oracle** (entropy smoothing, ``h_{-mu H}(z) = mu log sum_y exp(z_y / mu)``):
+  :func:`exp_oracle`, a log-space forward pass and a backward pass of conditional
+  probabilities ("Sum-Product" of Table 1).
+
+Oracle interface: an oracle takes the unary scores ``U`` of ``ws * w``
+(:func:`ssvmbench.tasks.chain.unary_scores`), returns the smoothed value and writes its
+gradient with respect to the effective weights ``ws * w``, ``sum_y p(y) phi(x, y)``
+(Definition 1: ``p`` = projection weights on the top K, resp. ``p_mu(y) ~ exp(s(y)/mu)``), as
+a factored direction ``(R, E)``: ``R[:T]`` the per-token label weights and ``E`` a
+transition part of :func:`ssvmbench.tasks.transitions.scratch` (sorted unique keys).
+Solvers apply it with :func:`ssvmbench.tasks.chain.add_direction` (the gradient with respect
+to the stored ``w`` is ``ws`` times it; the hinge gradient subtracts ``phi(x, y_i)``).
+Each call of :func:`topk_oracle` or :func:`exp_oracle` counts as one oracle call, as does
+one call of ``chain.viterbi`` (the max oracle); the caller counts.
+
+Both smoothings bracket the max (Section 2, Nesterov's bound
+``mu min omega <= f - f_{mu omega} <= mu max omega``): with ``m`` labelings (resp. the ``K``
+kept), ``max z <= h_{mu,K}(z) <= max z + mu/2 (1 - 1/K)`` and
+``max z <= h_{-mu H}(z) <= max z + mu log m``. The top-K value keeps the paper's constant
+in ``omega``: ``h_{mu,K} = <p, z> - mu/2 ||p||^2 + mu/2`` (so both smoothed losses are upper
+bounds of the hinge); the constant does not change the gradient.
+"""
+
+import numba as nb
+import numpy as np
+
+from ssvmbench.tasks import transitions
+
+# ------------------------------------------------------------------ top-K Viterbi
+
+
+@nb.njit(cache=True)
+def topk_buffers(max_len, L, K):
+    """Scratch for the top-K oracle on sequences of up to ``max_len`` tokens:
+    ``(work, Y, z, p)`` with ``work`` the K-best Viterbi tables of :func:`topk_viterbi`,
+    ``Y`` a ``(K, max_len)`` array of labelings, ``z`` their scores and ``p`` their weights."""
+    work = (np.empty((max_len, L, K)), np.empty((max_len, L, K), dtype=np.int64),
+            np.empty((max_len, L), dtype=np.int64), np.empty(K), np.empty(K, dtype=np.int64))
+    return work, np.empty((K, max_len), dtype=np.int32), np.empty(K), np.empty(K)
+
+
+@nb.njit(cache=True)
+def _push(vals, codes, n, K, v, code):
+    """Insert ``v`` (with ``code``) into ``vals[:n]`` (sorted decreasing), keeping at most
+    ``K`` entries; equal values keep their insertion order. Returns the new length."""
+    if n == K:
+        if v <= vals[K - 1]:
+            return n
+        j = K - 1
+    else:
+        j = n
+        n += 1
+    while j > 0 and vals[j - 1] < v:
+        vals[j] = vals[j - 1]
+        codes[j] = codes[j - 1]
+        j -= 1
+    vals[j] = v
+    codes[j] = code
+    return n
+
+
+@nb.njit(cache=True)
+def topk_viterbi(w, ws, dims, U, T, gold, augment, K, work, Y_out, z_out):
+    """The K best labelings of the chain and their scores, sorted decreasing (the top-K
+    oracle's inference, Definition 1; "Top-K DP" of Table 1, paper Section 2).
+
+    Scores are those of :func:`ssvmbench.tasks.chain.viterbi`: ``<ws * w, phi(x, y)>`` from
+    the unary scores ``U`` of ``ws * w``, plus the normalized Hamming loss to ``gold`` if
+    ``augment``. The forward pass keeps the K best partial scores per ``(t, label)`` with
+    back-pointers ``(previous label, its rank)``; each list is a merge of the ``L`` sorted
+    lists of the predecessors, the best predecessor's first (so the K-th best is high early),
+    each scanned best first and left at the current K-th best: ``O(T L^2 K)`` time in the
+    worst case, about ``7 x`` the max oracle at ``L = 9, K = 5``. Writes the labelings to
+    ``Y_out[:n, :T]`` and their scores to ``z_out[:n]`` and returns ``n = min(K, L^T)``;
+    ties are broken consistently (by scan order). ``work`` is the first item of
+    :func:`topk_buffers` (built for at least ``K``).
+    """
+    delta, back, count, fin_v, fin_c = work
+    if K < 1 or K > delta.shape[2]:
+        raise ValueError("K must be between 1 and the K of topk_buffers")
+    F, L = dims
+    off_trans = F * L
+    off_first = off_trans + L * L
+    off_last = off_first + L
+    loss_unit = 1.0 / T
+    for l in range(L):
+        delta[0, l, 0] = U[0, l] + ws * w[off_first + l]
+        if augment and l != gold[0]:
+            delta[0, l, 0] += loss_unit
+        count[0, l] = 1
+    for t in range(1, T):
+        for b in range(L):
+            d = delta[t, b]
+            bp = back[t, b]
+            best = -np.inf
+            first = 0
+            for a in range(L):              # the Viterbi predecessor: its list goes first
+                v = delta[t - 1, a, 0] + ws * w[off_trans + a * L + b]
+                if v > best:
+                    best = v
+                    first = a
+            n = 0
+            for q in range(L):
+                a = first if q == 0 else (q - 1 if q <= first else q)
+                tr = ws * w[off_trans + a * L + b]
+                prev = delta[t - 1, a]
+                for r in range(count[t - 1, a]):
+                    v = prev[r] + tr
+                    if n == K and v <= d[K - 1]:
+                        break               # the rest of a's list is no better
+                    n = _push(d, bp, n, K, v, a * K + r)
+            node = U[t, b]
+            if augment and b != gold[t]:
+                node += loss_unit
+            for j in range(n):
+                d[j] += node
+            count[t, b] = n
+    n = 0
+    for b in range(L):
+        bias = ws * w[off_last + b]
+        for r in range(count[T - 1, b]):
+            v = delta[T - 1, b, r] + bias
+            if n == K and v <= fin_v[K - 1]:
+                break
+            n = _push(fin_v, fin_c, n, K, v, b * K + r)
+    for k in range(n):
+        z_out[k] = fin_v[k]
+        b, r = fin_c[k] // K, fin_c[k] % K
+        Y_out[k, T - 1] = b
+        for t in range(T - 1, 0, -1):
+            code = back[t, b, r]
+            b, r = code // K, code % K
+            Y_out[k, t - 1] = b
+    return n
+
+
+# ------------------------------------------------------- l2^2 smoothing over the top K
+
+
+@nb.njit(cache=True)
+def _threshold_sorted(u, n, radius):
+    """``tau`` with ``sum_j max(u_j - u_0 - tau, 0) = radius`` for non-increasing ``u[:n]``
+    (relative to the max ``u_0``, so the support's differences stay exact)."""
+    css = 0.0
+    tau = -radius
+    for j in range(n):
+        d = u[j] - u[0]
+        css += d
+        cand = (css - radius) / (j + 1)
+        if d > cand:
+            tau = cand
+        else:
+            break
+    return tau
+
+
+@nb.njit(cache=True)
+def _simplex_threshold(v, n, radius):
+    """``(m, tau)`` with ``m = max v[:n]`` and ``sum_j max(v_j - m - tau, 0) = radius``
+    (sort-based, Duchi et al. 2008); no sort when ``v[:n]`` is already non-increasing (top-K
+    scores). Working relative to the max keeps ``p`` accurate when ``radius`` is tiny
+    compared with ``|v|`` (small ``mu``, large scores)."""
+    for j in range(1, n):
+        if v[j] > v[j - 1]:
+            u = -np.sort(-v[:n])
+            return u[0], _threshold_sorted(u, n, radius)
+    return v[0], _threshold_sorted(v, n, radius)
+
+
+@nb.njit(cache=True)
+def project_simplex(v, n, out):
+    """Euclidean projection of ``v[:n]`` onto the probability simplex, written to
+    ``out[:n]`` (sort-based: Held et al. 1974, Duchi et al. 2008); paper Section 2,
+    ``grad h_{mu l2^2}(z) = proj_simplex(z / mu)``."""
+    top, tau = _simplex_threshold(v, n, 1.0)
+    for j in range(n):
+        out[j] = max((v[j] - top) - tau, 0.0)
+
+
+@nb.njit(cache=True)
+def l2_smoothed_max(z, n, mu, p_out):
+    """``h_{mu l2^2}(z) = max_{u in simplex} <z, u> - mu (||u||^2 - 1) / 2`` over ``z[:n]``
+    (paper Section 2, with its ``l2^2(u) = (||u||^2 - 1) / 2``); applied to the K best
+    scores this is the top-K oracle's ``h_{mu,K}`` (Definition 1). Writes the maximizer
+    ``p = proj_simplex(z / mu)`` (the gradient) to ``p_out[:n]`` and returns
+    ``<p, z> - mu/2 (||p||^2 - 1)``, which lies in ``[max z, max z + mu/2 (1 - 1/n)]``.
+    Everything is computed relative to ``max z`` and in the units of ``z``
+    (``p = max(z - max z - tau, 0) / mu``, value ``max z + <p, z - max z> - ...``), so a
+    small ``mu`` next to large scores loses no accuracy."""
+    top, tau = _simplex_threshold(z, n, mu)
+    inv = 1.0 / mu
+    dot = 0.0
+    sq = 0.0
+    for j in range(n):
+        d = z[j] - top
+        pj = max(d - tau, 0.0) * inv
+        p_out[j] = pj
+        if pj > 0.0:
+            dot += pj * d
+            sq += pj * pj
+    return top + dot - 0.5 * mu * (sq - 1.0)
+
+
+@nb.njit(cache=True)
+def _add_sorted(keys, vals, n, bk, bv, nb_, beta):
+    """``(keys, vals)[:n] += beta * (bk, bv)[:nb_]`` in place over the union of the sorted
+    unique keys (merged from the back, so no second buffer); returns the new length."""
+    i = j = m = 0
+    while i < n or j < nb_:
+        if j >= nb_ or (i < n and keys[i] < bk[j]):
+            i += 1
+        elif i >= n or bk[j] < keys[i]:
+            j += 1
+        else:
+            i += 1
+            j += 1
+        m += 1
+    i, j = n - 1, nb_ - 1
+    for q in range(m - 1, -1, -1):         # q >= i throughout: unread entries stay intact
+        if j < 0 or (i >= 0 and keys[i] > bk[j]):
+            keys[q] = keys[i]
+            vals[q] = vals[i]
+            i -= 1
+        elif i < 0 or bk[j] > keys[i]:
+            keys[q] = bk[j]
+            vals[q] = beta * bv[j]
+            j -= 1
+        else:
+            keys[q] = keys[i]
+            vals[q] = vals[i] + beta * bv[j]
+            i -= 1
+            j -= 1
+    return m
+
+
+@nb.njit(cache=True)
+def weighted_labelings_direction(Y, p, n, T, L, R, E):
+    """``(R, E)`` of ``sum_k p_k phi(x, Y[k])`` over ``k < n`` (the top-K oracle's gradient,
+    Definition 1): ``R[t] = sum_k p_k e_{Y[k, t]}`` for ``t < T`` and ``E`` the weighted
+    bigram counts (sorted unique keys, from ``transitions.bigram_counts``). Labelings with
+    ``p_k = 0`` are skipped."""
+    R[:T, :] = 0.0
+    keys, vals, size, wk, wv = E
+    size[0] = 0
+    for k in range(n):
+        pk = p[k]
+        if pk == 0.0:
+            continue
+        y = Y[k]
+        for t in range(T):
+            R[t, y[t]] += pk
+        nb_ = transitions.bigram_counts(y, T, L, wk, wv)
+        size[0] = _add_sorted(keys, vals, size[0], wk, wv, nb_, pk)
+
+
+@nb.njit(cache=True)
+def topk_oracle(w, ws, dims, U, T, gold, augment, K, mu, buffers, R, E):
+    """Top-K oracle (paper Section 2, Definition 1; Table 1 "Top-K DP"): the value
+    ``h_{mu,K}`` of the ``l2^2``-smoothed max over the K best (loss-augmented) scores and
+    its gradient ``sum_k p_k phi(x, y_(k))``, ``p = proj_simplex(z_[K] / mu)``, written to
+    ``(R, E)``. ``buffers = (work, Y, z, p)`` from :func:`topk_buffers`; on return ``Y``,
+    ``z`` and ``p`` hold the labelings, scores and weights (entries past ``min(K, L^T)``
+    have ``z = -inf``, ``p = 0``). One call is one oracle call. As ``mu -> 0`` it is the max
+    oracle (``p = e_1``); for ``K >= L^T`` it is the exact ``l2^2`` smoothing."""
+    work, Y, z, p = buffers
+    n = topk_viterbi(w, ws, dims, U, T, gold, augment, K, work, Y, z)
+    value = l2_smoothed_max(z, n, mu, p)
+    for k in range(n, K):
+        z[k] = -np.inf
+        p[k] = 0.0
+    weighted_labelings_direction(Y, p, n, T, dims[1], R, E)
+    return value
+
+
+# ------------------------------------------------------------------- entropy smoothing
+
+_CUTOFF = -40.0     # exp(-40) < 5e-18: terms this far below a sum's max are skipped
+
+
+@nb.njit(cache=True)
+def exp_buffers(max_len, L):
+    """Scratch for :func:`exp_oracle`: forward scores ``alpha`` and partial sums ``S`` (both
+    ``(max_len, L)``), the forward terms ``P`` (``(max_len, L, L)``, kept for the backward
+    pass, which then needs no exponentials: 8 max_len L^2 bytes, e.g. 12 MB at L = 92 and
+    180 tokens) and a length-``L`` work row."""
+    return np.empty((max_len, L)), np.empty((max_len, L)), np.empty((max_len, L, L)), np.empty(L)
+
+
+@nb.njit(cache=True)
+def exp_oracle(w, ws, dims, U, T, gold, augment, mu, work, R, E):
+    """Exp oracle (paper Section 2, Definition 1; Table 1 "Sum-Product"): the entropy-
+    smoothed max ``h_{-mu H} = mu log sum_y exp(s(y) / mu)`` of the (loss-augmented) scores
+    ``s(y)`` of :func:`ssvmbench.tasks.chain.viterbi`, and its gradient
+    ``E_{p_mu}[phi(x, y)]``, ``p_mu(y) ~ exp(s(y) / mu)``, written to ``(R, E)``:
+    ``R[t]`` the token marginals, ``E`` the expected bigram counts summed over positions,
+    dense (all ``L^2`` keys in order).
+
+    Forward pass in log space and in score units: ``alpha[t, b] = M + mu log S`` with
+    ``M = max_a alpha[t-1, a] + trans[a, b]`` and ``S = sum_a P[t, a, b]``,
+    ``P[t, a, b] = exp((alpha[t-1, a] + trans[a, b] - M) / mu) <= 1`` (shifted by the max, so
+    no overflow for any ``mu > 0``; terms below ``exp(-40)`` are skipped: below rounding,
+    and it avoids libm's slow underflow path at small ``mu``). The backward pass needs no
+    backward messages: it propagates the marginals with the conditionals
+    ``p(y_{t-1} = a | y_t = b) = P[t, a, b] / S[t, b]``. ``work`` from :func:`exp_buffers`.
+    One call is one oracle call. The value lies in ``[max s, max s + mu log L^T]``.
+    """
+    F, L = dims
+    off_trans = F * L
+    off_first = off_trans + L * L
+    off_last = off_first + L
+    alpha, S, P, M = work
+    inv = 1.0 / mu
+    loss_unit = 1.0 / T
+    for l in range(L):
+        alpha[0, l] = U[0, l] + ws * w[off_first + l]
+        if augment and l != gold[0]:
+            alpha[0, l] += loss_unit
+    for t in range(1, T):
+        St = S[t]
+        Pt = P[t]
+        for b in range(L):
+            M[b] = -np.inf
+            St[b] = 0.0
+        for a in range(L):
+            prev = alpha[t - 1, a]
+            row = off_trans + a * L
+            for b in range(L):
+                v = prev + ws * w[row + b]
+                M[b] = v if v > M[b] else M[b]
+        for a in range(L):
+            prev = alpha[t - 1, a]
+            row = off_trans + a * L
+            for b in range(L):
+                x = (prev + ws * w[row + b] - M[b]) * inv
+                if x > _CUTOFF:
+                    e = np.exp(x)
+                    Pt[a, b] = e
+                    St[b] += e
+                else:
+                    Pt[a, b] = 0.0
+        for b in range(L):
+            alpha[t, b] = M[b] + mu * np.log(St[b]) + U[t, b]
+            if augment and b != gold[t]:
+                alpha[t, b] += loss_unit
+    top = -np.inf
+    for l in range(L):
+        v = alpha[T - 1, l] + ws * w[off_last + l]
+        top = v if v > top else top
+    s = 0.0
+    for l in range(L):
+        x = (alpha[T - 1, l] + ws * w[off_last + l] - top) * inv
+        s += np.exp(x) if x > _CUTOFF else 0.0
+    value = top + mu * np.log(s)
+    for l in range(L):
+        x = (alpha[T - 1, l] + ws * w[off_last + l] - value) * inv
+        R[T - 1, l] = np.exp(x) if x > _CUTOFF else 0.0
+    keys, vals, size = E[0], E[1], E[2]
+    for q in range(L * L):
+        keys[q] = q
+        vals[q] = 0.0
+    size[0] = L * L
+    for t in range(T - 1, 0, -1):
+        for b in range(L):
+            M[b] = R[t, b] / S[t, b]
+        Pt = P[t]
+        for a in range(L):
+            acc = 0.0
+            for b in range(L):
+                pr = M[b] * Pt[a, b]
+                vals[a * L + b] += pr
+                acc += pr
+            R[t - 1, a] = acc
+    return value
