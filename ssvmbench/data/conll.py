@@ -25,9 +25,16 @@ CONLL2003_COUNTS = {"train": (14041, 203621), "testa": (3250, 51362), "testb": (
 DEFAULT_FEATURES = {"window": ["word", "pos"], "radius": 2,
                     "current": ["lower", "shape", "prefix3", "suffix2", "suffix3"],
                     "conjunctions": [], "mode": "dictionary", "hash_bits": 18, "min_count": 1}
-NER_FEATURES = {**DEFAULT_FEATURES, "window": ["word", "lower", "pos", "shape"],
-                "current": ["prefix2", "prefix3", "suffix2", "suffix3", "suffix4", "chunk"],
-                "hash_bits": 16}
+# NER templates tuned on eng.testa (dev; BCFW, 10 passes, lambda in {1..1000}/n): conjunctions
+# of shapes, lowercased words and POS of neighbours, features seen at least twice.
+NER_FEATURES = {**DEFAULT_FEATURES, "window": ["word", "lower", "pos", "shape", "chunk"],
+                "current": ["prefix2", "prefix3", "suffix2", "suffix3", "suffix4"],
+                "conjunctions": ["shape[-1]|shape[0]", "shape[0]|shape[1]",
+                                 "shape[-1]|shape[0]|shape[1]", "lower[-1]|lower[0]",
+                                 "lower[0]|lower[1]", "lower[-1]|lower[1]", "pos[-1]|pos[0]",
+                                 "pos[0]|pos[1]", "lower[0]|shape[-1]", "lower[0]|shape[1]",
+                                 "lower[-1]|shape[0]", "lower[1]|shape[0]"],
+                "min_count": 2, "hash_bits": 16}
 
 
 def read_columns(text, source, columns, label_column, tags):
