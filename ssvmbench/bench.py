@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import numba
+import numpy as np
 from hydra import compose, initialize_config_dir
 
 from ssvmbench.errors import UserError
@@ -61,10 +62,13 @@ def main(args):
 
 
 def _nbytes(value):
-    """Bytes held by an array, or by the arrays of a tuple (e.g. BCFW's sparse blocks)."""
+    """Bytes of an array that is not a view of another array (numba-made arrays have a
+    non-array base), or of the arrays of a tuple (e.g. BCFW's sparse blocks)."""
     if isinstance(value, tuple):
         return sum(map(_nbytes, value))
-    return getattr(value, "nbytes", 0)
+    if not isinstance(value, np.ndarray) or isinstance(value.base, np.ndarray):
+        return 0
+    return value.nbytes
 
 
 def _cpu_model():
