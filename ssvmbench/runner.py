@@ -20,6 +20,7 @@ from ssvmbench.monitor import measure, schedule
 from ssvmbench.runlog import Interrupted, RunLog
 from ssvmbench.solvers import make_solver
 from ssvmbench.tasks.chain import ChainTask
+from ssvmbench.tasks.oracles import Oracle
 
 LOG_NAME = "run.h5"
 _PER_N = re.compile(r"^\s*(?:(\d*\.?\d+(?:[eE][-+]?\d+)?)\s*/\s*n|inv_n)\s*$")
@@ -53,7 +54,8 @@ def prepare(cfg):
     options = OmegaConf.to_container(cfg.solver, resolve=True)
     solver_name = options.pop("name")
     options.pop("passes")
-    solver = make_solver(solver_name, train, lam, options, int(cfg.seed))
+    oracle = Oracle(**OmegaConf.to_container(cfg.oracle, resolve=True))
+    solver = make_solver(solver_name, train, lam, options, int(cfg.seed), oracle)
     return solver, train, test, split, lam
 
 
@@ -131,6 +133,9 @@ def _attributes(cfg, solver, split, lam):
         "test_metric": split.metric,
         "objective": "lam/2 ||w||^2 + 1/n sum_i H_i(w)  (BCFW eq. 3)",
         "iterates": ",".join(solver.iterate_names),
+        "oracle": solver.oracle.name,
+        "oracle_K": int(solver.oracle.K),
+        "oracle_mu": float(solver.oracle.mu),
         "numba_threads": numba.get_num_threads(),
         "versions": {pkg: version(pkg) for pkg in
                      ("ssvmbench", "numpy", "numba", "scipy", "h5py", "hydra-core")},

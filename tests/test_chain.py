@@ -9,21 +9,7 @@ from ssvmbench.data.synthetic import random_chains
 from ssvmbench.tasks import chain
 from ssvmbench.tasks.chain import ChainTask
 
-
-def phi_dense(task, i, y):
-    """Reference joint feature map, written independently of the kernels."""
-    F, L = task.dims
-    ds = task.dataset
-    t0, t1 = ds.offsets[i], ds.offsets[i + 1]
-    phi = np.zeros(task.d)
-    for t in range(t0, t1):
-        for p in range(ds.feat_ptr[t], ds.feat_ptr[t + 1]):
-            phi[ds.feat_idx[p] * L + y[t - t0]] += ds.feat_val[p]
-        if t > t0:
-            phi[F * L + y[t - t0 - 1] * L + y[t - t0]] += 1
-    phi[F * L + L * L + y[0]] += 1
-    phi[F * L + L * L + L + y[-1]] += 1
-    return phi
+from reference import phi_dense
 
 
 def scratch(task):

@@ -12,6 +12,7 @@ import numpy as np
 
 from ssvmbench.errors import UserError
 from ssvmbench.solvers.averaging import Averages
+from ssvmbench.tasks.oracles import Oracle
 
 
 class Solver(ABC):
@@ -20,13 +21,20 @@ class Solver(ABC):
     name = ""
     has_dual = True          # does the solver keep a dual iterate (objective D(alpha))?
     options = {}             # option -> allowed values (first = default)
+    oracles = ("max",)       # the oracles (ssvmbench.tasks.oracles) it can call
+    default_iterates = ("raw", "wavg")
 
-    def __init__(self, task, lam, options, seed):
+    def __init__(self, task, lam, options, seed, oracle=None):
         self.task = task
         self.lam = float(lam)
+        self.oracle = oracle or Oracle()
+        if self.oracle.name not in self.oracles:
+            raise UserError(f"solver {self.name} takes oracle={'|'.join(self.oracles)}, not "
+                            f"oracle={self.oracle.name} (the top-K and exp oracles go with "
+                            f"solvers sgd, svrg and sc_svrg)")
         self.opts = self._check_options(dict(options))
         self.rng = np.random.default_rng(seed)
-        self.iterate_names = list(self.opts.pop("iterates", ["raw", "wavg"]))
+        self.iterate_names = list(self.opts.pop("iterates", self.default_iterates))
         self.averages = Averages(self.iterate_names, self.averaged_size())
         self.oracle_calls = 0
         self.steps = 0
@@ -36,8 +44,9 @@ class Solver(ABC):
     @property
     def method(self):
         """Name for plots: the solver and its non-default options (e.g. bcfw-predefined)."""
-        return "-".join([self.name] + [str(self.opts[key]) for key, allowed in self.options.items()
-                                       if self.opts[key] != allowed[0]])
+        parts = [self.name] + [str(self.opts[key]) for key, allowed in self.options.items()
+                               if self.opts[key] != allowed[0]]
+        return "-".join(parts + self.oracle.label())
 
     def _check_options(self, given):
         for key, allowed in self.options.items():

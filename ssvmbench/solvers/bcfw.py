@@ -62,8 +62,8 @@ class BCFW(Solver):
     name = "bcfw"
     options = {"step": ("line_search", "predefined"), "sampling": ("uniform", "permutation")}
 
-    def __init__(self, task, lam, options, seed):
-        super().__init__(task, lam, options, seed)
+    def __init__(self, task, lam, options, seed, oracle=None):
+        super().__init__(task, lam, options, seed, oracle)
         self.w = np.zeros(task.d)
         self.ell = np.zeros(1)
         self.ell_i = np.zeros(task.n)

@@ -40,8 +40,8 @@ class FW(Solver):
     name = "fw"
     options = {"step": ("line_search", "predefined")}
 
-    def __init__(self, task, lam, options, seed):
-        super().__init__(task, lam, options, seed)
+    def __init__(self, task, lam, options, seed, oracle=None):
+        super().__init__(task, lam, options, seed, oracle)
         self.w = np.zeros(task.d)
         self.ell = 0.0
         self._w_s = np.empty(task.d)

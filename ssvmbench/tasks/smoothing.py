@@ -213,38 +213,6 @@ def l2_smoothed_max(z, n, mu, p_out):
 
 
 @nb.njit(cache=True)
-def _add_sorted(keys, vals, n, bk, bv, nb_, beta):
-    """``(keys, vals)[:n] += beta * (bk, bv)[:nb_]`` in place over the union of the sorted
-    unique keys (merged from the back, so no second buffer); returns the new length."""
-    i = j = m = 0
-    while i < n or j < nb_:
-        if j >= nb_ or (i < n and keys[i] < bk[j]):
-            i += 1
-        elif i >= n or bk[j] < keys[i]:
-            j += 1
-        else:
-            i += 1
-            j += 1
-        m += 1
-    i, j = n - 1, nb_ - 1
-    for q in range(m - 1, -1, -1):         # q >= i throughout: unread entries stay intact
-        if j < 0 or (i >= 0 and keys[i] > bk[j]):
-            keys[q] = keys[i]
-            vals[q] = vals[i]
-            i -= 1
-        elif i < 0 or bk[j] > keys[i]:
-            keys[q] = bk[j]
-            vals[q] = beta * bv[j]
-            j -= 1
-        else:
-            keys[q] = keys[i]
-            vals[q] = vals[i] + beta * bv[j]
-            i -= 1
-            j -= 1
-    return m
-
-
-@nb.njit(cache=True)
 def weighted_labelings_direction(Y, p, n, T, L, R, E):
     """``(R, E)`` of ``sum_k p_k phi(x, Y[k])`` over ``k < n`` (the top-K oracle's gradient,
     Definition 1): ``R[t] = sum_k p_k e_{Y[k, t]}`` for ``t < T`` and ``E`` the weighted
@@ -261,7 +229,7 @@ def weighted_labelings_direction(Y, p, n, T, L, R, E):
         for t in range(T):
             R[t, y[t]] += pk
         nb_ = transitions.bigram_counts(y, T, L, wk, wv)
-        size[0] = _add_sorted(keys, vals, size[0], wk, wv, nb_, pk)
+        size[0] = transitions.add_sorted(keys, vals, size[0], wk, wv, nb_, pk)
 
 
 @nb.njit(cache=True)

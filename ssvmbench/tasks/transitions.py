@@ -74,6 +74,38 @@ def merge(ak, av, na, bk, bv, nb_, beta, out_k, out_v):
 
 
 @nb.njit(cache=True)
+def add_sorted(keys, vals, n, bk, bv, nb_, beta):
+    """``(keys, vals)[:n] += beta * (bk, bv)[:nb_]`` in place over the union of the sorted
+    unique keys (merged from the back, so no second buffer); returns the new length."""
+    i = j = m = 0
+    while i < n or j < nb_:
+        if j >= nb_ or (i < n and keys[i] < bk[j]):
+            i += 1
+        elif i >= n or bk[j] < keys[i]:
+            j += 1
+        else:
+            i += 1
+            j += 1
+        m += 1
+    i, j = n - 1, nb_ - 1
+    for q in range(m - 1, -1, -1):         # q >= i throughout: unread entries stay intact
+        if j < 0 or (i >= 0 and keys[i] > bk[j]):
+            keys[q] = keys[i]
+            vals[q] = vals[i]
+            i -= 1
+        elif i < 0 or bk[j] > keys[i]:
+            keys[q] = bk[j]
+            vals[q] = beta * bv[j]
+            j -= 1
+        else:
+            keys[q] = keys[i]
+            vals[q] = vals[i] + beta * bv[j]
+            i -= 1
+            j -= 1
+    return m
+
+
+@nb.njit(cache=True)
 def set_difference_of_labelings(E, plus, minus, T, L):
     """``E = counts(plus) - counts(minus)`` (the transition part of ``psi_i(y)``)."""
     keys, vals, size, wk, wv = E

@@ -1,0 +1,91 @@
+"""Stochastic subgradient methods on the primal: SGD with the step ``gamma_t = gamma0 / (1 +
+t/t0)`` and the weighted average ``w̄_t = 2/(t(t+1)) sum_j j w_j`` (Casimir Section 4,
+"Methods"), and SSG, the same step with Pegasos' ``gamma_t = 1/(lam (t+1))`` (BCFW Section 6,
+Appendix F; ``gamma0 = 1/lam``, ``t0 = 1``).
+
+Step ``t`` (from 0) on example ``i``: ``w <- (1 - gamma_t lam) w - gamma_t grad f_i(w)``, with
+the gradient of the max, top-K or exp oracle (:mod:`ssvmbench.tasks.oracles`). ``w = a v``
+is kept with a scalar ``a`` so a step touches only the features of the example; ``v`` is
+renormalized when ``a`` gets small.
+"""
+
+import numba as nb
+import numpy as np
+
+from ssvmbench.errors import UserError
+from ssvmbench.solvers.averaging import end_step, rescale, start_step
+from ssvmbench.solvers.base import Solver
+from ssvmbench.tasks.chain import add_direction, buffers, unary_scores
+from ssvmbench.tasks.oracles import hinge_oracle
+
+
+@nb.njit(cache=True)
+def sgd_steps(v, scale, dims, data, order, lam, gamma0, t0, k, kind, K, mu, bufs,
+              kinds, avg_U, S, C, Lsum, max_len):
+    """SGD steps for the examples ``order``; returns the new step counter ``k``."""
+    offsets, labels = data[0], data[1]
+    L = dims[1]
+    U, _, y, R, E = buffers(max_len, L)
+    a = scale[0]
+    for i in order:
+        t0_i = offsets[i]
+        T = unary_scores(v, a, dims, data, i, U)
+        gold = labels[t0_i:t0_i + T]
+        hinge_oracle(kind, K, mu, v, a, dims, U, T, gold, bufs, y, R, E)
+        gamma = gamma0 / (1.0 + k / t0)
+        k += 1
+        start_step(kinds, k, avg_U, S, C, Lsum)
+        shrink = 1.0 - gamma * lam
+        if shrink <= 0.0:       # first Pegasos step: w_1 = -gamma grad, v is still 0
+            a = 1.0
+        else:
+            a *= shrink
+        add_direction(v, -gamma / a, dims, data, t0_i, T, R, E, avg_U, C)
+        end_step(kinds, k, S, C, Lsum, a, 0.0)
+        if a < 1e-6:
+            v *= a
+            rescale(C, a)
+            a = 1.0
+    scale[0] = a
+    return k
+
+
+class SGD(Solver):
+    name = "sgd"
+    has_dual = False
+    oracles = ("max", "topk", "exp")
+    options = {"step": ("decay", "pegasos"), "sampling": ("uniform", "permutation")}
+
+    def __init__(self, task, lam, options, seed, oracle=None):
+        super().__init__(task, lam, options, seed, oracle)
+        if self.opts["step"] == "pegasos":
+            self.gamma0, self.t0 = 1.0 / self.lam, 1.0
+        else:
+            self.gamma0 = float(self.opts.get("gamma0", 1.0))
+            self.t0 = float(self.opts.get("t0", task.n))
+            if not (self.gamma0 > 0 and self.t0 > 0 and self.gamma0 * self.lam <= 1.0):
+                raise UserError(
+                    f"solver.gamma0={self.gamma0}, solver.t0={self.t0}: both must be > 0 "
+                    f"and gamma0 * lambda <= 1 (lambda = {self.lam:g})")
+        self.v = np.zeros(task.d)
+        self.scale = np.ones(1)
+        self._bufs = self.oracle.buffers(task.max_len, task.n_labels)
+
+    def advance(self, budget):
+        order = self.next_indices(budget)
+        t, o = self.task, self.oracle
+        self.steps = sgd_steps(self.v, self.scale, t.dims, t.data, order, self.lam,
+                               self.gamma0, self.t0, self.steps, o.kind, int(o.K), o.mu,
+                               self._bufs, *self.averages.arrays(), t.max_len)
+        return len(order)
+
+    def state(self):
+        return self.scale[0], self.v, np.nan
+
+
+class SSG(SGD):
+    """Pegasos SSG (BCFW's baseline): SGD with ``step=pegasos`` and the max oracle."""
+
+    name = "ssg"
+    oracles = ("max",)
+    options = {"step": ("pegasos",), "sampling": ("uniform", "permutation")}

@@ -1,0 +1,198 @@
+"""SVRG on the smoothed objective, and SC-SVRG: Catalyst with smoothing around it
+(Pillutla et al., NeurIPS 2018, Algorithm 1, Table 2, Section 4 "Methods").
+
+An epoch of SVRG (Johnson & Zhang 2013) on
+``G(w) = 1/n sum_i f_i(w) + lam/2 ||w||^2 + kappa/2 ||w - z||^2`` (eq. 4; ``kappa = 0`` for
+plain SVRG), where ``f_i`` is the hinge smoothed by the top-K or exp oracle: a full gradient
+``g~ = 1/n sum_i grad f_i(w~)`` at the anchor ``w~`` (n oracle calls), then ``n`` steps
+``w <- w - lr (grad f_i(w) - grad f_i(w~) + g~ + lam w + kappa (w - z))`` on uniformly sampled
+examples (two oracle calls each: at ``w`` and at ``w~``, as counted in Casimir Section 4).
+The dense part of a step is kept lazily: the unary block of ``w`` is ``a v + b c`` with
+``c = g~ - kappa z``, so a step touches only the example's features; the transition and
+bias block of ``w`` is ``a v`` and is updated densely (``L^2 + 2L`` entries).
+
+SC-SVRG (``solver=sc_svrg``) runs one such epoch per outer iteration ``k`` of Algorithm 1
+(``T_inner = n``, the paper's one-pass budget), warm-started at ``z_{k-1}``, then
+``z_k = w_k + beta_k (w_k - w_{k-1})`` with ``alpha_k, beta_k`` from Algorithm 1 step 5 and
+``alpha_0 = sqrt(lam / (lam + kappa_1))``. Schemes (Table 2): ``const`` (scheme 1: fixed
+``mu``; ``kappa = a D / (eps n) - lam`` with ``eps = mu D`` and the smoothness ``a / mu``
+taken as ``1 / lr``, i.e. ``kappa = 1 / (lr n) - lam``, unless ``solver.kappa`` is given) and
+``adapt`` (scheme 2: ``mu_k = mu c^k`` with ``c = solver.decay``, ``kappa_k = lam``).
+"""
+
+import numba as nb
+import numpy as np
+
+from ssvmbench.errors import UserError
+from ssvmbench.solvers.base import Solver
+from ssvmbench.tasks import transitions
+from ssvmbench.tasks.chain import add_direction, buffers, unary_scores
+from ssvmbench.tasks.oracles import hinge_oracle
+
+
+@nb.njit(cache=True)
+def full_gradient(w, dims, data, kind, K, mu, bufs, max_len, g):
+    """``g = 1/n sum_i grad f_i(w)``; returns ``1/n sum_i f_i(w)`` (n oracle calls)."""
+    offsets, labels = data[0], data[1]
+    n = len(offsets) - 1
+    U, _, y, R, E = buffers(max_len, dims[1])
+    no_U, no_C = np.empty((0, 0)), np.empty(0)
+    g[:] = 0.0
+    total = 0.0
+    for i in range(n):
+        t0 = offsets[i]
+        T = unary_scores(w, 1.0, dims, data, i, U)
+        total += hinge_oracle(kind, K, mu, w, 1.0, dims, U, T, labels[t0:t0 + T], bufs, y,
+                              R, E)
+        add_direction(g, 1.0 / n, dims, data, t0, T, R, E, no_U, no_C)
+    return total / n
+
+
+@nb.njit(cache=True)
+def svrg_steps(v, ab, c, anchor, dims, data, order, lam, kappa, lr, kind, K, mu, bufs,
+               max_len):
+    """SVRG steps for the examples ``order`` on the lazy iterate (``ab = [a, b]``)."""
+    offsets, labels = data[0], data[1]
+    F, L = dims
+    tail = F * L
+    U, _, y, R, E = buffers(max_len, L)
+    U2, _, _, R2, E2 = buffers(max_len, L)
+    no_U, no_C = np.empty((0, 0)), np.empty(0)
+    rho = 1.0 - lr * (lam + kappa)
+    a, b = ab[0], ab[1]
+    for i in order:
+        t0 = offsets[i]
+        T = unary_scores(v, a, dims, data, i, U)
+        unary_scores(c, b, dims, data, i, U2)
+        U[:T] += U2[:T]
+        gold = labels[t0:t0 + T]
+        hinge_oracle(kind, K, mu, v, a, dims, U, T, gold, bufs, y, R, E)
+        unary_scores(anchor, 1.0, dims, data, i, U2)
+        hinge_oracle(kind, K, mu, anchor, 1.0, dims, U2, T, gold, bufs, y, R2, E2)
+        R[:T] -= R2[:T]
+        E[2][0] = transitions.add_sorted(E[0], E[1], E[2][0], E2[0], E2[1], E2[2][0], -1.0)
+        a *= rho
+        b = rho * b - lr
+        add_direction(v, -lr / a, dims, data, t0, T, R, E, no_U, no_C)
+        for q in range(tail, len(v)):
+            v[q] -= lr / a * c[q]
+        if a < 1e-6:                    # fold the scalars back into v
+            for q in range(tail):
+                v[q] = a * v[q] + b * c[q]
+            for q in range(tail, len(v)):
+                v[q] *= a
+            a, b = 1.0, 0.0
+    ab[0], ab[1] = a, b
+
+
+class SVRG(Solver):
+    """SVRG with constant smoothing and a fixed learning rate ``solver.lr``."""
+
+    name = "svrg"
+    has_dual = False
+    oracles = ("topk", "exp", "max")
+    default_iterates = ("raw",)
+    options = {"sampling": ("uniform", "permutation")}
+
+    def __init__(self, task, lam, options, seed, oracle=None):
+        super().__init__(task, lam, options, seed, oracle)
+        if self.iterate_names != ["raw"]:
+            raise UserError(f"solver {self.name} logs its raw iterate only: "
+                            f"solver.iterates=[raw], not {self.iterate_names}")
+        self.lr = float(self.opts.get("lr", 1.0))
+        if not self.lr > 0:
+            raise UserError(f"solver.lr={self.lr} must be > 0")
+        d = task.d
+        self.v, self.c, self.anchor, self.g = (np.zeros(d) for _ in range(4))
+        self.center = np.zeros(d)             # z of eq. (4); unused while kappa = 0
+        self.ab = np.array([1.0, 0.0])
+        self.kappa, self.mu = 0.0, self.oracle.mu
+        self._left = 0                        # steps left in the current epoch
+        self._bufs = self.oracle.buffers(task.max_len, task.n_labels)
+
+    def current(self):
+        F, L = self.task.dims
+        a, b = self.ab
+        w = a * self.v
+        w[:F * L] += b * self.c[:F * L]
+        return w, np.nan
+
+    def state(self):
+        return 1.0, self.current()[0], np.nan
+
+    def start_epoch(self, start):
+        """Anchor at ``start``: the full gradient (n oracle calls) and ``c``."""
+        t, o = self.task, self.oracle
+        self.anchor[:] = start
+        full_gradient(self.anchor, t.dims, t.data, o.kind, int(o.K), self.mu, self._bufs,
+                      t.max_len, self.g)
+        self.c[:] = self.g - self.kappa * self.center
+        self.v[:] = start
+        self.ab[:] = (1.0, 0.0)
+        self._left = t.n
+        return t.n
+
+    def end_epoch(self):
+        """Called when an epoch's ``n`` steps are done (SC-SVRG's outer step)."""
+
+    def advance(self, budget):
+        if self._left == 0:
+            return self.start_epoch(self.current()[0])
+        steps = max(1, min(self._left, budget // 2))
+        order = self.next_indices(steps)
+        t, o = self.task, self.oracle
+        svrg_steps(self.v, self.ab, self.c, self.anchor, t.dims, t.data, order, self.lam,
+                   self.kappa, self.lr, o.kind, int(o.K), self.mu, self._bufs, t.max_len)
+        self._left -= len(order)
+        if self._left == 0:
+            self.end_epoch()
+        return 2 * len(order)
+
+
+class SCSVRG(SVRG):
+    """Catalyst with smoothing (Algorithm 1) around one SVRG epoch per outer iteration."""
+
+    name = "sc_svrg"
+    oracles = ("topk", "exp")
+    options = {"scheme": ("adapt", "const"), "sampling": ("uniform", "permutation")}
+
+    def __init__(self, task, lam, options, seed, oracle=None):
+        super().__init__(task, lam, options, seed, oracle)
+        if self.opts["scheme"] == "adapt":
+            self.decay = float(self.opts.get("decay", 0.5))
+            if not 0 < self.decay <= 1:
+                raise UserError(f"solver.decay={self.decay} must be in (0, 1]")
+            self.kappa = self.lam
+        else:
+            given = self.opts.get("kappa")
+            self.kappa = float(given) if given is not None else max(
+                1.0 / (self.lr * task.n) - self.lam, 0.0)
+            if not self.kappa >= 0:
+                raise UserError(f"solver.kappa={self.kappa} must be >= 0")
+        self.outer = 1                                     # k of Algorithm 1
+        self.alpha = np.sqrt(self.lam / (self.lam + self.kappa))
+        self.previous = np.zeros(task.d)                   # w_{k-1}, w_0 = 0
+        self._smoothing()
+
+    def _smoothing(self):
+        if self.opts["scheme"] == "adapt":
+            self.mu = self.oracle.mu * self.decay ** self.outer
+
+    def advance(self, budget):
+        if self._left == 0:
+            return self.start_epoch(self.center)          # warm start at z_{k-1}
+        return super().advance(budget)
+
+    def end_epoch(self):
+        """Algorithm 1 steps 5-6: ``alpha_k``, ``beta_k`` and ``z_k``."""
+        w = self.current()[0]
+        q = self.lam + self.kappa                          # kappa_k = kappa_{k+1} here
+        prev = self.alpha ** 2 * q
+        # alpha_k^2 q = (1 - alpha_k) alpha_{k-1}^2 q + alpha_k lam
+        alpha = (-(prev - self.lam) + np.sqrt((prev - self.lam) ** 2 + 4 * q * prev)) / (2 * q)
+        beta = self.alpha * (1 - self.alpha) * q / (prev + alpha * q)
+        self.center = w + beta * (w - self.previous)
+        self.previous = w
+        self.alpha = alpha
+        self.outer += 1
+        self._smoothing()

@@ -1,0 +1,84 @@
+"""The hinge oracles a primal solver calls: max, top-K and exp (Pillutla et al., NeurIPS
+2018, Section 2, Definition 1), selected with ``oracle=max|topk|exp``, ``oracle.K``,
+``oracle.mu``.
+
+For example ``i`` with gold labeling ``y_i``, :func:`hinge_oracle` returns the (smoothed)
+structural hinge ``f_i(w) = h(s) - <w, phi(x_i, y_i)>``, where ``s(y) = L(y_i, y) +
+<w, phi(x_i, y)>`` are the loss-augmented scores (BCFW eq. 2) and ``h`` is the max (max
+oracle), the ``l2^2``-smoothed max over the K best (top-K oracle) or ``mu log sum exp(. /
+mu)`` (exp oracle), and writes its gradient ``sum_y p(y) phi(x_i, y) - phi(x_i, y_i)`` as
+a factored direction ``(R, E)`` (see :mod:`ssvmbench.tasks.chain`). One call is one oracle
+call (BCFW Appendix F, Casimir Section 4); the caller counts.
+"""
+
+from dataclasses import dataclass
+
+import numba as nb
+import numpy as np
+
+from ssvmbench.errors import UserError
+from ssvmbench.tasks import smoothing, transitions
+from ssvmbench.tasks.chain import labeling_score, psi_residual, viterbi
+
+KINDS = {"max": 0, "topk": 1, "exp": 2}
+
+
+@dataclass(frozen=True)
+class Oracle:
+    """A validated oracle choice: ``name`` in :data:`KINDS`, ``K`` (top-K) and ``mu``
+    (smoothing of top-K and exp)."""
+
+    name: str = "max"
+    K: int = 1
+    mu: float = 0.0
+
+    def __post_init__(self):
+        if self.name not in KINDS:
+            raise UserError(f"oracle={self.name}: choose one of {list(KINDS)}")
+        if self.name == "topk" and not (float(self.K).is_integer() and self.K >= 1):
+            raise UserError(f"oracle.K={self.K} must be a whole number >= 1")
+        if self.name != "max" and not self.mu > 0:
+            raise UserError(f"oracle.mu={self.mu} must be > 0 for oracle={self.name}")
+
+    @property
+    def kind(self):
+        return KINDS[self.name]
+
+    def label(self):
+        """Parts of a method name for plots: none for the max oracle."""
+        if self.name == "max":
+            return []
+        return [self.name] + ([f"K{int(self.K)}"] if self.name == "topk" else []) + [
+            f"mu{self.mu:g}"]
+
+    def buffers(self, max_len, L):
+        """Scratch for :func:`hinge_oracle` (the unused oracles' parts are tiny)."""
+        K = int(self.K) if self.name == "topk" else 1
+        exp_len = max_len if self.name == "exp" else 1
+        return (np.empty((max_len, L)), smoothing.topk_buffers(max_len, L, K),
+                smoothing.exp_buffers(exp_len, L))
+
+
+@nb.njit(cache=True)
+def hinge_oracle(kind, K, mu, w, ws, dims, U, T, gold, bufs, y, R, E):
+    """Value of the (smoothed) hinge ``f_i`` at the weights ``ws * w`` (``U``: their unary
+    scores) and its gradient with respect to those weights, written to ``(R, E)``.
+    ``kind``: 0 max, 1 top-K, 2 exp; ``bufs`` from :meth:`Oracle.buffers`; ``y`` a labeling
+    scratch (after the max oracle it holds the loss-augmented argmax)."""
+    delta, topk_bufs, exp_bufs = bufs
+    L = dims[1]
+    gold_score = labeling_score(w, ws, dims, U, T, gold)
+    if kind == 0:
+        top = viterbi(w, ws, dims, U, T, gold, True, delta, y)
+        psi_residual(y, gold, T, R, E)          # phi(y*) - phi(y_i)
+        return top - gold_score
+    if kind == 1:
+        top = smoothing.topk_oracle(w, ws, dims, U, T, gold, True, K, mu, topk_bufs, R, E)
+    else:
+        top = smoothing.exp_oracle(w, ws, dims, U, T, gold, True, mu, exp_bufs, R, E)
+    keys, vals, size, wk, wv = E
+    for t in range(T):
+        R[t, gold[t]] -= 1.0
+    n_gold = transitions.bigram_counts(gold, T, L, wk, wv)
+    size[0] = transitions.add_sorted(keys, vals, size[0], wk, wv, n_gold, -1.0)
+    return top - gold_score

@@ -1,0 +1,165 @@
+"""The hinge oracles and the primal solvers that use them (Casimir Section 2, Algorithm 1):
+values against enumeration, gradients against finite differences, optimality conditions of
+the smoothed problems, the Catalyst recursion and the oracle-call accounting."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from ssvmbench.data.synthetic import random_chains
+from ssvmbench.errors import UserError
+from ssvmbench.solvers import make_solver
+from ssvmbench.solvers.svrg import full_gradient
+from ssvmbench.tasks import chain
+from ssvmbench.tasks.chain import ChainTask
+from ssvmbench.tasks.oracles import Oracle, hinge_oracle
+
+from reference import phi_dense
+
+TASK = ChainTask(random_chains(20, 3, 5, lengths=(1, 4), seed=4))
+LAM = 0.1
+
+
+def hinge_value(oracle, w, i):
+    """``(f_i(w), gradient as a dense vector)`` from :func:`hinge_oracle`."""
+    U, _, y, R, E = chain.buffers(TASK.max_len, TASK.n_labels)
+    t0 = TASK.dataset.offsets[i]
+    T = chain.unary_scores(w, 1.0, TASK.dims, TASK.data, i, U)
+    gold = TASK.dataset.labels[t0:t0 + T]
+    value = hinge_oracle(oracle.kind, int(oracle.K), oracle.mu, w, 1.0, TASK.dims, U, T, gold,
+                         oracle.buffers(TASK.max_len, TASK.n_labels), y, R, E)
+    grad = np.zeros(TASK.d)
+    chain.add_direction(grad, 1.0, TASK.dims, TASK.data, t0, T, R, E,
+                        np.empty((0, 0)), np.empty(0))
+    return value, grad
+
+
+def reference_values(w, i, mu):
+    """Enumerated loss-augmented scores minus the gold score: (max, log-sum-exp) hinges."""
+    t0, t1 = TASK.dataset.offsets[i], TASK.dataset.offsets[i + 1]
+    gold = TASK.dataset.labels[t0:t1]
+    scores = np.array([w @ phi_dense(TASK, i, y) + np.mean(np.array(y) != gold)
+                       for y in itertools.product(range(TASK.n_labels), repeat=t1 - t0)])
+    gold_score = w @ phi_dense(TASK, i, gold)
+    top = scores.max()
+    return top - gold_score, top + mu * np.log(np.exp((scores - top) / mu).sum()) - gold_score
+
+
+@pytest.mark.parametrize("oracle", [Oracle(), Oracle("topk", 100, 0.3), Oracle("exp", 1, 0.3)])
+def test_hinge_oracle_values_and_gradients(oracle):
+    """Max: the structural hinge; top-K with K >= #labelings: within [hinge, hinge + mu/2];
+    exp: the log-sum-exp hinge. Smoothed gradients match central finite differences."""
+    rng = np.random.default_rng(0)
+    for i in range(5):
+        w = rng.normal(size=TASK.d)
+        value, grad = hinge_value(oracle, w, i)
+        hinge, soft = reference_values(w, i, 0.3)
+        if oracle.name == "max":
+            assert value == pytest.approx(hinge)
+            continue
+        if oracle.name == "exp":
+            assert value == pytest.approx(soft)
+        else:
+            assert hinge - 1e-12 <= value <= hinge + 0.15 + 1e-12
+        for q in rng.choice(TASK.d, size=15, replace=False):
+            step = np.zeros(TASK.d)
+            step[q] = 1e-6
+            fd = (hinge_value(oracle, w + step, i)[0] - hinge_value(oracle, w - step, i)[0]) / 2e-6
+            assert fd == pytest.approx(grad[q], abs=1e-5)
+
+
+def smoothed_gradient_norm(solver, oracle, mu):
+    """``|| 1/n sum_i grad f_i(w) + lam w ||`` at the solver's iterate (smoothing ``mu``)."""
+    w = solver.current()[0]
+    g = np.empty(TASK.d)
+    full_gradient(w, TASK.dims, TASK.data, oracle.kind, int(oracle.K), mu,
+                  oracle.buffers(TASK.max_len, TASK.n_labels), TASK.max_len, g)
+    return np.linalg.norm(g + LAM * w)
+
+
+@pytest.mark.parametrize("name,options", [("svrg", {"lr": 0.01}),
+                                          ("sc_svrg", {"scheme": "const", "lr": 0.01})])
+def test_svrg_reaches_the_smoothed_optimum(name, options):
+    """Exact l2^2 smoothing (K above the number of labelings): the gradient of the smoothed
+    objective vanishes at the limit (copt-style optimality check, no golden numbers)."""
+    oracle = Oracle("topk", 100, 0.5)
+    solver = make_solver(name, TASK, LAM, {**options, "iterates": ["raw"]}, 0, oracle)
+    solver.run_until(3 * TASK.n)
+    start = smoothed_gradient_norm(solver, oracle, 0.5)
+    solver.run_until(200 * 3 * TASK.n)
+    assert smoothed_gradient_norm(solver, oracle, 0.5) < 1e-4 * start
+
+
+def test_sc_svrg_adapt_approaches_the_unsmoothed_optimum():
+    """mu_k = mu c^k -> 0: the iterates approach the unsmoothed optimum (to within the
+    noise floor that a fixed learning rate leaves once the smoothing is tiny)."""
+    bcfw = make_solver("bcfw", TASK, LAM, {"iterates": ["raw"]}, 0)
+    bcfw.run_until(500 * TASK.n)
+    optimum = bcfw.iterates()[0][2]                       # dual value, a lower bound
+    solver = make_solver("sc_svrg", TASK, LAM, {"scheme": "adapt", "lr": 0.01, "decay": 0.9,
+                                                  "iterates": ["raw"]}, 0, Oracle("topk", 5, 1.0))
+    gaps = []
+    for epochs in (2, 60):
+        solver.run_until(epochs * 3 * TASK.n)
+        w = solver.current()[0]
+        gaps.append(0.5 * LAM * w @ w + TASK.evaluate(w)[0] - optimum)
+    assert 0 <= gaps[1] < 0.03 * optimum and gaps[1] < gaps[0] / 3
+    assert solver.mu == pytest.approx(1.0 * 0.9 ** solver.outer)
+
+
+def test_catalyst_recursion_of_algorithm_1():
+    """alpha_k^2 (kappa + lam) = (1 - alpha_k) alpha_{k-1}^2 (kappa + lam) + alpha_k lam, and
+    z_k = w_k + beta_k (w_k - w_{k-1}) with beta_k of Algorithm 1 step 5."""
+    solver = make_solver("sc_svrg", TASK, LAM, {"scheme": "const", "lr": 0.05, "kappa": 0.4,
+                                                  "iterates": ["raw"]}, 0, Oracle("exp", 1, 0.5))
+    q = LAM + 0.4
+    assert solver.alpha == pytest.approx(np.sqrt(LAM / q))
+    for k in range(1, 4):
+        previous_alpha, previous_w = solver.alpha, solver.previous.copy()
+        solver.run_until(k * 3 * TASK.n)
+        assert solver.outer == k + 1
+        a = solver.alpha
+        assert a ** 2 * q == pytest.approx((1 - a) * previous_alpha ** 2 * q + a * LAM)
+        beta = previous_alpha * (1 - previous_alpha) * q / (previous_alpha ** 2 * q + a * q)
+        w = solver.previous
+        np.testing.assert_allclose(solver.center, w + beta * (w - previous_w), atol=1e-12)
+
+
+def test_oracle_calls_per_svrg_epoch():
+    """An epoch is a full gradient (n calls) and n steps at two calls each."""
+    solver = make_solver("svrg", TASK, LAM, {"iterates": ["raw"]}, 0, Oracle("exp", 1, 1.0))
+    solver.run_until(1)
+    assert solver.oracle_calls == TASK.n
+    solver.run_until(3 * TASK.n)
+    assert solver.oracle_calls == 3 * TASK.n and solver.steps == 0
+    solver.run_until(3 * TASK.n + 1)
+    assert solver.oracle_calls == 4 * TASK.n
+
+
+def test_sgd_with_pegasos_steps_and_max_oracle_is_ssg():
+    sgd = make_solver("sgd", TASK, LAM, {"step": "pegasos"}, 5)
+    ssg = make_solver("ssg", TASK, LAM, {}, 5)
+    sgd.run_until(4 * TASK.n)
+    ssg.run_until(4 * TASK.n)
+    for (_, a, _), (_, b, _) in zip(sgd.iterates(), ssg.iterates()):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("name,options,oracle,fragment", [
+    ("bcfw", {}, Oracle("topk", 5, 1.0), "takes oracle=max, not oracle=topk"),
+    ("sc_svrg", {}, Oracle(), "takes oracle=topk\\|exp, not oracle=max"),
+    ("svrg", {"iterates": ["raw", "wavg"]}, Oracle("exp", 1, 1.0), "solver.iterates=\\[raw\\]"),
+    ("sgd", {"gamma0": 100.0}, Oracle(), "gamma0 \\* lambda <= 1"),
+])
+def test_bad_combinations_are_refused(name, options, oracle, fragment):
+    with pytest.raises(UserError, match=fragment):
+        make_solver(name, TASK, LAM, options, 0, oracle)
+
+
+@pytest.mark.parametrize("kwargs,fragment", [({"name": "soft"}, "oracle=soft"),
+                                             ({"name": "topk", "K": 0, "mu": 1.0}, "oracle.K"),
+                                             ({"name": "exp", "mu": 0.0}, "oracle.mu")])
+def test_bad_oracles_are_refused(kwargs, fragment):
+    with pytest.raises(UserError, match=fragment):
+        Oracle(**kwargs)
