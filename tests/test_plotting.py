@@ -43,6 +43,7 @@ def test_aggregate_over_seeds():
     stats = aggregate(df, "primal", x="time_s").set_index("method")
     assert stats.loc["bcfw", ["median", "min", "max", "time_s"]].tolist() == [2.0, 1.0, 4.0, 2.0]
     assert stats.loc["bcfw-wavg", ["median", "min", "max"]].tolist() == [8.5, 8.0, 9.0]
+    assert stats.loc["bcfw-wavg", ["mean", "std"]].tolist() == [8.5, pytest.approx(0.5 ** 0.5)]
     assert "time_s" not in aggregate(df, "primal")
 
 
@@ -112,6 +113,10 @@ def test_plot_options_and_bad_optimum(tmp_path, capsys):
     printed = capsys.readouterr().out.split()
     assert printed == [str(out / n) for n in ("suboptimality.svg", "test_error.svg",
                                               "summary.csv", "summary.md")]
+    assert main(["plot", str(tmp_path / "logs"), "-o", str(out), "--format", "png",
+                 "--y", "primal", "test_metric", "--band", "std"]) == 0
+    assert capsys.readouterr().out.split()[:2] == [str(out / "primal.png"),
+                                                   str(out / "test_metric.png")]
     optimum.write_text("data,lam,value\nocr,0.01,0.3\n")
     assert main(["plot", str(tmp_path / "logs"), "-o", str(out), "--optimum", str(optimum)]) == 2
     assert "data,lambda,value" in capsys.readouterr().err

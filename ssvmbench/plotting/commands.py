@@ -13,7 +13,11 @@ from ssvmbench.runlog import load_logs
 
 X_LABELS = {"effective_pass": "effective passes", "oracle_calls": "oracle calls",
             "time_s": "solver time (s)"}
-FIGURES = [("suboptimality", "primal suboptimality", True), ("test_error", "test error", False)]
+# column -> (axis label, log scale); `--y` picks the figures (default: BCFW Figures 1-3)
+FIGURES = {"suboptimality": ("primal suboptimality", True), "primal": ("primal objective", True),
+           "gap": ("duality gap", True), "test_error": ("test error", False),
+           "test_metric": ("test metric (accuracy / F1)", False), "nnz": ("non-zero weights", False)}
+BANDS = {"minmax": ("median", "min", "max"), "std": ("mean", "mean - std", "mean + std")}
 
 
 def configure_parser(parser):
@@ -27,6 +31,12 @@ def configure_parser(parser):
     parser.add_argument("--optimum", metavar="FILE.csv",
                         help="known optima F* (CSV with columns data,lambda,value) to use "
                              "instead of the best dual objective seen")
+    parser.add_argument("--y", nargs="+", choices=list(FIGURES),
+                        default=["suboptimality", "test_error"],
+                        help="one figure per column (default: suboptimality test_error)")
+    parser.add_argument("--band", choices=list(BANDS), default="minmax",
+                        help="line and band over seeds: median with min-max (BCFW) or mean "
+                             "with one standard deviation (Casimir)")
     parser.add_argument("--methods", nargs="+", metavar="CURVE",
                         help="plot only these curves, e.g. bcfw bcfw-wavg ssg fw (the "
                              "suboptimality reference still uses every log)")
@@ -41,12 +51,13 @@ def main(args):
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise UserError(f"cannot create the output directory {out} ({err}); choose another -o")
-    stats = {y: aggregate(df, y, args.x) for y, _, _ in FIGURES}
-    methods = sorted(stats["suboptimality"]["method"].unique())
+    stats = {y: aggregate(df, y, args.x) for y in args.y}
+    methods = sorted(stats[args.y[0]]["method"].unique())
     colors = {method: f"C{i % 10}" for i, method in enumerate(methods)}
     written = []
-    for y, ylabel, log_y in FIGURES:
-        fig = _figure(stats[y], args.x, ylabel, log_y, colors)
+    for y in args.y:
+        ylabel, log_y = FIGURES[y]
+        fig = _figure(stats[y], args.x, ylabel, log_y, colors, args.band)
         for fmt in args.format:
             written.append(out / f"{y}.{fmt}")
             fig.savefig(written[-1], dpi=150)
@@ -59,8 +70,12 @@ def main(args):
     return 0
 
 
-def _figure(stats, x, ylabel, log_y, colors):
-    """One panel per (data, variant, λ); per method the median line and a min–max band."""
+def _figure(stats, x, ylabel, log_y, colors, band="minmax"):
+    """One panel per (data, variant, λ); per method a line and a band over seeds (median
+    and min–max, or mean and one standard deviation)."""
+    stats = stats.assign(**{"mean - std": stats["mean"] - stats["std"],
+                            "mean + std": stats["mean"] + stats["std"]})
+    center, low, high = BANDS[band]
     panels = sorted(stats.groupby(GROUP, dropna=False),  # λ decreasing, as in BCFW Figure 1
                     key=lambda item: (str(item[0][0]), str(item[0][1]), -item[0][2]))
     ncols = min(3, len(panels))
@@ -70,10 +85,10 @@ def _figure(stats, x, ylabel, log_y, colors):
     show_variant = (len(stats[["data", "data_variant"]].drop_duplicates())
                     > stats["data"].nunique(dropna=False))
     for ax, ((data, variant, lam), panel) in zip(axes, panels):
-        panel = panel[(panel[x] > 0) & panel["median"].notna()]
+        panel = panel[(panel[x] > 0) & panel[center].notna()]
         for method, curve in panel.groupby("method"):
-            ax.plot(curve[x], curve["median"], color=colors[method], label=method)
-            ax.fill_between(curve[x], curve["min"], curve["max"], color=colors[method],
+            ax.plot(curve[x], curve[center], color=colors[method], label=method)
+            ax.fill_between(curve[x], curve[low], curve[high], color=colors[method],
                             alpha=0.2, linewidth=0)
         ax.set_xscale("log")
         if log_y:

@@ -61,12 +61,14 @@ def add_suboptimality(df, optimum=None):
 
 
 def aggregate(df, y, x="effective_pass"):
-    """Median, min and max of ``y`` over seeds per dataset, variant, λ, curve ``method``
-    (:func:`method_label` of the run's method and iterate) and effective pass. For another
-    ``x`` (``oracle_calls``, ``time_s``) its median at that pass is added as column ``x``."""
+    """Median, min, max, mean and standard deviation of ``y`` over seeds per dataset,
+    variant, λ, curve ``method`` (:func:`method_label` of the run's method and iterate) and
+    effective pass. For another ``x`` (``oracle_calls``, ``time_s``) its median at that pass
+    is added as column ``x``."""
     grouped = df.assign(method=curve_labels(df)).groupby(GROUP + ["method", "effective_pass"],
                                                     dropna=False)
-    stats = grouped[y].agg(["median", "min", "max"])
+    stats = grouped[y].agg(["median", "min", "max", "mean", "std"])
+    stats["std"] = stats["std"].fillna(0.0)
     if x != "effective_pass":
         stats[x] = grouped[x].median()
     return stats.reset_index()
