@@ -18,6 +18,7 @@ from hydra import compose, initialize_config_dir
 from ssvmbench.errors import UserError
 from ssvmbench.paths import config_dir
 from ssvmbench.runner import prepare
+from ssvmbench.tasks.oracles import Oracle, mean_hinge_and_gradient
 
 
 def configure_parser(parser):
@@ -25,6 +26,9 @@ def configure_parser(parser):
                         help="config overrides as for `ssvmbench run`, e.g. solver=bcfw data=ocr")
     parser.add_argument("--passes", type=int, default=7,
                         help="timed passes after warm-up (median reported; >= 5)")
+    parser.add_argument("--oracles", action="store_true",
+                        help="time one pass of each oracle (max, top-K with oracle.K, exp with "
+                             "oracle.mu) at the same weights instead of a solver")
 
 
 def main(args):
@@ -33,6 +37,8 @@ def main(args):
     with initialize_config_dir(config_dir=str(config_dir()), version_base=None):
         cfg = compose(config_name="config", overrides=args.overrides)
     solver, train, _, split, lam = prepare(cfg)
+    if args.oracles:
+        return _oracle_costs(train, cfg, args.passes)
     n = train.n
     start = time.perf_counter()
     solver.run_until(1)
@@ -58,6 +64,31 @@ def main(args):
     print(f"letters/tokens per second: {train.n_tokens / per_pass:,.0f}")
     print(f"solver state:             {state_mb:.1f} MiB")
     print(f"peak memory (max RSS):    {peak_mb:.0f} MiB")
+    return 0
+
+
+def _oracle_costs(train, cfg, passes):
+    """Median seconds of an oracle pass (every example's value and gradient, summed as in
+    SVRG's full gradient) for max, top-K and exp at the same random weights."""
+    K = int(cfg.oracle.K) if cfg.oracle.name == "topk" else 5
+    mu = float(cfg.oracle.mu) if cfg.oracle.name != "max" else 1.0
+    w = np.random.default_rng(0).normal(scale=0.01, size=train.d)
+    g = np.empty(train.d)
+    print(f"data={cfg.data.name} n={train.n} tokens={train.n_tokens} labels={train.n_labels} "
+          f"d={train.d}; one oracle pass = n calls at the same w")
+    base = None
+    for oracle in (Oracle(), Oracle("topk", K, mu), Oracle("exp", 1, mu)):
+        bufs = oracle.buffers(train.max_len, train.n_labels)
+        times = []
+        for _ in range(passes + 1):                 # the first pass compiles / loads
+            start = time.perf_counter()
+            mean_hinge_and_gradient(w, train.dims, train.data, oracle.kind, int(oracle.K),
+                                    oracle.mu, bufs, train.max_len, g)
+            times.append(time.perf_counter() - start)
+        per_call = statistics.median(times[1:]) / train.n
+        base = base or per_call
+        name = "-".join([oracle.name] + oracle.label()[1:])
+        print(f"{name:>14}: {per_call * 1e6:8.1f} us per call   {per_call / base:5.2f} x max")
     return 0
 
 

@@ -31,6 +31,7 @@ def test_schedule_refuses_bad_values(args, fragment):
 @pytest.mark.parametrize("spec,value", [
     (0.01, 0.01), ("0.01", 0.01), (1, 1.0), ("1/n", 0.001), ("inv_n", 0.001),
     ("10/n", 0.01), ("2.5e-1/n", 0.00025),
+    ("0.1/n", 0.0001),     # Casimir's --l2reg 0.1 is lambda = l2reg / n
 ])
 def test_lambda_specs(spec, value):
     assert resolve_lambda(spec, 1000) == pytest.approx(value)

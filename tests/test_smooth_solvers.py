@@ -10,10 +10,9 @@ import pytest
 from ssvmbench.data.synthetic import random_chains
 from ssvmbench.errors import UserError
 from ssvmbench.solvers import make_solver
-from ssvmbench.solvers.svrg import full_gradient
 from ssvmbench.tasks import chain
 from ssvmbench.tasks.chain import ChainTask
-from ssvmbench.tasks.oracles import Oracle, hinge_oracle
+from ssvmbench.tasks.oracles import Oracle, hinge_oracle, mean_hinge_and_gradient
 
 from reference import phi_dense
 
@@ -73,7 +72,7 @@ def smoothed_gradient_norm(solver, oracle, mu):
     """``|| 1/n sum_i grad f_i(w) + lam w ||`` at the solver's iterate (smoothing ``mu``)."""
     w = solver.current()[0]
     g = np.empty(TASK.d)
-    full_gradient(w, TASK.dims, TASK.data, oracle.kind, int(oracle.K), mu,
+    mean_hinge_and_gradient(w, TASK.dims, TASK.data, oracle.kind, int(oracle.K), mu,
                   oracle.buffers(TASK.max_len, TASK.n_labels), TASK.max_len, g)
     return np.linalg.norm(g + LAM * w)
 

@@ -27,25 +27,7 @@ from ssvmbench.errors import UserError
 from ssvmbench.solvers.base import Solver
 from ssvmbench.tasks import transitions
 from ssvmbench.tasks.chain import add_direction, buffers, unary_scores
-from ssvmbench.tasks.oracles import hinge_oracle
-
-
-@nb.njit(cache=True)
-def full_gradient(w, dims, data, kind, K, mu, bufs, max_len, g):
-    """``g = 1/n sum_i grad f_i(w)``; returns ``1/n sum_i f_i(w)`` (n oracle calls)."""
-    offsets, labels = data[0], data[1]
-    n = len(offsets) - 1
-    U, _, y, R, E = buffers(max_len, dims[1])
-    no_U, no_C = np.empty((0, 0)), np.empty(0)
-    g[:] = 0.0
-    total = 0.0
-    for i in range(n):
-        t0 = offsets[i]
-        T = unary_scores(w, 1.0, dims, data, i, U)
-        total += hinge_oracle(kind, K, mu, w, 1.0, dims, U, T, labels[t0:t0 + T], bufs, y,
-                              R, E)
-        add_direction(g, 1.0 / n, dims, data, t0, T, R, E, no_U, no_C)
-    return total / n
+from ssvmbench.tasks.oracles import hinge_oracle, mean_hinge_and_gradient
 
 
 @nb.njit(cache=True)
@@ -124,8 +106,8 @@ class SVRG(Solver):
         """Anchor at ``start``: the full gradient (n oracle calls) and ``c``."""
         t, o = self.task, self.oracle
         self.anchor[:] = start
-        full_gradient(self.anchor, t.dims, t.data, o.kind, int(o.K), self.mu, self._bufs,
-                      t.max_len, self.g)
+        mean_hinge_and_gradient(self.anchor, t.dims, t.data, o.kind, int(o.K), self.mu,
+                                self._bufs, t.max_len, self.g)
         self.c[:] = self.g - self.kappa * self.center
         self.v[:] = start
         self.ab[:] = (1.0, 0.0)

@@ -102,6 +102,34 @@ def hamming(gold, y, T):
 
 
 @nb.njit(cache=True)
+def first_scores(w, ws, dims, U, T, gold, augment, out):
+    """``out[l]``: score of label ``l`` at the first token (unary + first-label bias, plus
+    the loss ``1/T`` of a wrong label if ``augment``), where every chain recursion starts."""
+    F, L = dims
+    off_first = F * L + L * L
+    for l in range(L):
+        out[l] = U[0, l] + ws * w[off_first + l]
+        if augment and l != gold[0]:
+            out[l] += 1.0 / T
+
+
+@nb.njit(cache=True)
+def transition_max(w, ws, dims, prev, out):
+    """``out[b] = max_a prev[a] + ws * w_trans[a, b]``: one max-plus step of the chain
+    recursions (``a`` outer, ``b`` inner: contiguous and branch-free)."""
+    F, L = dims
+    off_trans = F * L
+    for b in range(L):
+        out[b] = -np.inf
+    for a in range(L):
+        p = prev[a]
+        row = off_trans + a * L
+        for b in range(L):
+            v = p + ws * w[row + b]
+            out[b] = v if v > out[b] else out[b]
+
+
+@nb.njit(cache=True)
 def viterbi(w, ws, dims, U, T, gold, augment, delta, y_out):
     """Best labeling for the weights ``ws * w`` (plus ``L_i`` if ``augment``).
 
@@ -117,20 +145,10 @@ def viterbi(w, ws, dims, U, T, gold, augment, delta, y_out):
     off_trans = F * L
     off_first = off_trans + L * L
     loss_unit = 1.0 / T
-    for l in range(L):
-        delta[0, l] = U[0, l] + ws * w[off_first + l]
-        if augment and l != gold[0]:
-            delta[0, l] += loss_unit
+    first_scores(w, ws, dims, U, T, gold, augment, delta[0])
     for t in range(1, T):
         cur = delta[t]
-        for b in range(L):
-            cur[b] = -np.inf
-        for a in range(L):          # a outer, b inner: contiguous
-            prev = delta[t - 1, a]
-            row = off_trans + a * L
-            for b in range(L):
-                v = prev + ws * w[row + b]
-                cur[b] = v if v > cur[b] else cur[b]
+        transition_max(w, ws, dims, delta[t - 1], cur)
         for b in range(L):
             cur[b] += U[t, b]
             if augment and b != gold[t]:

@@ -18,7 +18,8 @@ import numpy as np
 
 from ssvmbench.errors import UserError
 from ssvmbench.tasks import smoothing, transitions
-from ssvmbench.tasks.chain import labeling_score, psi_residual, viterbi
+from ssvmbench.tasks.chain import (add_direction, buffers, labeling_score, psi_residual,
+                                   unary_scores, viterbi)
 
 KINDS = {"max": 0, "topk": 1, "exp": 2}
 
@@ -82,3 +83,21 @@ def hinge_oracle(kind, K, mu, w, ws, dims, U, T, gold, bufs, y, R, E):
     n_gold = transitions.bigram_counts(gold, T, L, wk, wv)
     size[0] = transitions.add_sorted(keys, vals, size[0], wk, wv, n_gold, -1.0)
     return top - gold_score
+
+
+@nb.njit(cache=True)
+def mean_hinge_and_gradient(w, dims, data, kind, K, mu, bufs, max_len, g):
+    """``g = 1/n sum_i grad f_i(w)``; returns ``1/n sum_i f_i(w)`` (n oracle calls)."""
+    offsets, labels = data[0], data[1]
+    n = len(offsets) - 1
+    U, _, y, R, E = buffers(max_len, dims[1])
+    no_U, no_C = np.empty((0, 0)), np.empty(0)
+    g[:] = 0.0
+    total = 0.0
+    for i in range(n):
+        t0 = offsets[i]
+        T = unary_scores(w, 1.0, dims, data, i, U)
+        total += hinge_oracle(kind, K, mu, w, 1.0, dims, U, T, labels[t0:t0 + T], bufs, y,
+                              R, E)
+        add_direction(g, 1.0 / n, dims, data, t0, T, R, E, no_U, no_C)
+    return total / n

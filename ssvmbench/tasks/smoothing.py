@@ -36,6 +36,7 @@ import numba as nb
 import numpy as np
 
 from ssvmbench.tasks import transitions
+from ssvmbench.tasks.chain import first_scores, transition_max
 
 # ------------------------------------------------------------------ top-K Viterbi
 
@@ -94,10 +95,8 @@ def topk_viterbi(w, ws, dims, U, T, gold, augment, K, work, Y_out, z_out):
     off_first = off_trans + L * L
     off_last = off_first + L
     loss_unit = 1.0 / T
+    first_scores(w, ws, dims, U, T, gold, augment, delta[0, :, 0])
     for l in range(L):
-        delta[0, l, 0] = U[0, l] + ws * w[off_first + l]
-        if augment and l != gold[0]:
-            delta[0, l, 0] += loss_unit
         count[0, l] = 1
     for t in range(1, T):
         for b in range(L):
@@ -290,22 +289,13 @@ def exp_oracle(w, ws, dims, U, T, gold, augment, mu, work, R, E):
     alpha, S, P, M = work
     inv = 1.0 / mu
     loss_unit = 1.0 / T
-    for l in range(L):
-        alpha[0, l] = U[0, l] + ws * w[off_first + l]
-        if augment and l != gold[0]:
-            alpha[0, l] += loss_unit
+    first_scores(w, ws, dims, U, T, gold, augment, alpha[0])
     for t in range(1, T):
         St = S[t]
         Pt = P[t]
         for b in range(L):
-            M[b] = -np.inf
             St[b] = 0.0
-        for a in range(L):
-            prev = alpha[t - 1, a]
-            row = off_trans + a * L
-            for b in range(L):
-                v = prev + ws * w[row + b]
-                M[b] = v if v > M[b] else M[b]
+        transition_max(w, ws, dims, alpha[t - 1], M)
         for a in range(L):
             prev = alpha[t - 1, a]
             row = off_trans + a * L
