@@ -117,3 +117,19 @@ def test_bad_options_are_refused(options, fragment):
         make_solver("bcfw", TASK, LAM, options, 0)
     with pytest.raises(UserError, match="choose one of"):
         make_solver("nope", TASK, LAM, {}, 0)
+
+
+def test_averages_survive_many_renormalizations():
+    """SGD whose scale shrinks geometrically (gamma0 lam = 0.5): the lazy averages must
+    still equal their definitions after dozens of renormalizations."""
+    solver = make_solver("sgd", TASK, LAM, {"gamma0": 10.0, "t0": 1e9,
+                                            "iterates": ["raw", "avg", "wavg"]}, 0)
+    history = []
+    for k in range(1, 401):
+        solver.run_until(k)
+        history.append(solver.current()[0].copy())
+    ws = np.array(history)
+    k = len(ws)
+    expected = [ws.mean(0), (np.arange(1, k + 1)[:, None] * ws).sum(0) * 2 / (k * (k + 1))]
+    for (_, w, _), reference in zip(solver.iterates()[1:], expected):
+        np.testing.assert_allclose(w, reference, rtol=1e-8, atol=1e-10)

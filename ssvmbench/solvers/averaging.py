@@ -79,7 +79,11 @@ def end_step(kinds, k, S, C, L, a, ell):
 
 
 @nb.njit(cache=True)
-def rescale(C, a):
-    """``v <- a v`` (SSG renormalization) keeps every ``C v`` if ``C <- C / a``."""
+def fold(U, C, v):
+    """Before ``v <- a v`` (SGD renormalization): ``U <- U - C v``, ``C <- 0`` keeps every
+    ``C v - U``. (Dividing ``C`` by ``a`` instead would let ``C`` grow geometrically when ``a``
+    shrinks geometrically, and ``C v - U`` would cancel catastrophically.) O(d), but only
+    when ``a`` has shrunk a millionfold."""
     for j in range(len(C)):
-        C[j] /= a
+        U[j] -= C[j] * v
+        C[j] = 0.0

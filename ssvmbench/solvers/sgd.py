@@ -13,7 +13,7 @@ import numba as nb
 import numpy as np
 
 from ssvmbench.errors import UserError
-from ssvmbench.solvers.averaging import end_step, rescale, start_step
+from ssvmbench.solvers.averaging import end_step, fold, start_step
 from ssvmbench.solvers.base import Solver
 from ssvmbench.tasks.chain import add_direction, buffers, unary_scores
 from ssvmbench.tasks.oracles import hinge_oracle
@@ -43,8 +43,8 @@ def sgd_steps(v, scale, dims, data, order, lam, gamma0, t0, k, kind, K, mu, bufs
         add_direction(v, -gamma / a, dims, data, t0_i, T, R, E, avg_U, C)
         end_step(kinds, k, S, C, Lsum, a, 0.0)
         if a < 1e-6:
+            fold(avg_U, C, v)
             v *= a
-            rescale(C, a)
             a = 1.0
     scale[0] = a
     return k
