@@ -17,7 +17,7 @@ from hydra import compose, initialize_config_dir
 
 from ssvmbench.errors import UserError
 from ssvmbench.paths import config_dir
-from ssvmbench.runner import prepare
+from ssvmbench.runner import load_tasks, prepare
 from ssvmbench.tasks.oracles import Oracle, mean_hinge_and_gradient
 
 
@@ -36,9 +36,9 @@ def main(args):
         raise UserError(f"--passes={args.passes}: time at least 5 passes")
     with initialize_config_dir(config_dir=str(config_dir()), version_base=None):
         cfg = compose(config_name="config", overrides=args.overrides)
-    solver, train, _, split, lam = prepare(cfg)
     if args.oracles:
-        return _oracle_costs(train, cfg, args.passes)
+        return _oracle_costs(load_tasks(cfg)[1], cfg, args.passes)
+    solver, train, _, split, lam = prepare(cfg)
     n = train.n
     start = time.perf_counter()
     solver.run_until(1)

@@ -43,13 +43,18 @@ def resolve_lambda(spec, n):
     return float(spec)
 
 
-def prepare(cfg):
-    """Everything a run needs, validated before any result is written:
-    ``(solver, train task, test task, split, lam)``."""
+def load_tasks(cfg):
+    """``(split, train task, test task)`` of the configured dataset."""
     data_cfg = OmegaConf.to_container(cfg.data, resolve=True)
     name = data_cfg.pop("name")
     split = load_split(name, **data_cfg)
-    train, test = ChainTask(split.train), ChainTask(split.test)
+    return split, ChainTask(split.train), ChainTask(split.test)
+
+
+def prepare(cfg):
+    """Everything a run needs, validated before any result is written:
+    ``(solver, train task, test task, split, lam)``."""
+    split, train, test = load_tasks(cfg)
     lam = resolve_lambda(cfg["lambda"], train.n)
     options = OmegaConf.to_container(cfg.solver, resolve=True)
     solver_name = options.pop("name")

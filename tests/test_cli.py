@@ -88,6 +88,9 @@ def test_sweep_then_plot(data_root, tmp_path):
     (["lambda=abc"], "lambda=abc"),
     (["solver.passes=-1"], "solver.passes=-1"),
     (["solver.iterates=[raw,best]"], "solver.iterates"),
+    (["oracle=topk"], "takes oracle=max, not oracle=topk"),
+    (["solver=sgd", "oracle=topk", "oracle.K=0"], "oracle.K=0"),
+    (["solver=sgd", "oracle=exp", "oracle.mu=0"], "oracle.mu=0"),
 ])
 def test_bad_input_is_refused_before_any_log(args, message, tmp_path):
     run_dir = tmp_path / "bad"
@@ -127,6 +130,21 @@ def test_bench_reports_speed_and_memory(data_root, tmp_path):
         assert fragment in out
     refused = ssvmbench("bench", "solver=ssg", "--passes", "3", cwd=tmp_path, check=False)
     assert refused.returncode == 2 and "at least 5" in refused.stderr
+
+
+def test_smoothed_solver_run_and_oracle_costs(data_root, tmp_path):
+    run_dir = tmp_path / "casimir"
+    ssvmbench("run", "solver=sc_svrg", "oracle=topk", "oracle.K=3", "oracle.mu=0.5",
+              "solver.lr=0.001", "solver.passes=3", f"hydra.run.dir={run_dir}", cwd=tmp_path)
+    trace, attrs = read_log(run_dir / "run.h5")
+    assert (attrs["oracle"], attrs["oracle_K"], attrs["oracle_mu"]) == ("topk", 3, 0.5)
+    assert attrs["method"] == "sc_svrg-topk-K3-mu0.5" and attrs["status"] == "finished"
+    assert trace["effective_pass"].tolist() == pytest.approx([1, 2, 3], rel=1e-3)
+    assert trace["primal"].iloc[-1] < trace["primal"].iloc[0]
+    out = ssvmbench("bench", "--oracles", "oracle=topk", "oracle.K=5", "--passes", "5",
+                    cwd=tmp_path).stdout
+    for fragment in ("max:", "topk-K5-mu1:", "exp-mu1:", "x max"):
+        assert fragment in out
 
 
 def test_conll2000_run_logs_chunk_f1(conll2000_root, tmp_path):
