@@ -9,7 +9,9 @@ plain SVRG), where ``f_i`` is the hinge smoothed by the top-K or exp oracle: a f
 examples (two oracle calls each: at ``w`` and at ``w~``, as counted in Casimir Section 4).
 The dense part of a step is kept lazily: the unary block of ``w`` is ``a v + b c`` with
 ``c = g~ - kappa z``, so a step touches only the example's features; the transition and
-bias block of ``w`` is ``a v`` and is updated densely (``L^2 + 2L`` entries).
+bias block of ``w`` is ``a v`` and is updated densely (``L^2 + 2L`` entries). The token
+scores of ``c`` and of the anchor are tabulated once per epoch, so a step gathers from one
+d-vector (``v``) only.
 
 SC-SVRG (``solver=sc_svrg``) runs one such epoch per outer iteration ``k`` of Algorithm 1
 (``T_inner = n``, the paper's one-pass budget), warm-started at ``z_{k-1}``, then
@@ -31,26 +33,34 @@ from ssvmbench.tasks.oracles import hinge_oracle, mean_hinge_and_gradient
 
 
 @nb.njit(cache=True)
-def svrg_steps(v, ab, c, anchor, dims, data, order, lam, kappa, lr, kind, K, mu, bufs,
-               max_len):
-    """SVRG steps for the examples ``order`` on the lazy iterate (``ab = [a, b]``)."""
+def token_scores(w, dims, data, out):
+    """``out[t] = <w_l, x_t>`` for every token of the split (one sequential table per epoch,
+    so that steps read it instead of gathering from another d-vector)."""
+    offsets = data[0]
+    for i in range(len(offsets) - 1):
+        unary_scores(w, 1.0, dims, data, i, out[offsets[i]:offsets[i + 1]])
+
+
+@nb.njit(cache=True)
+def svrg_steps(v, ab, c, anchor, Uc, Ua, dims, data, order, lam, kappa, lr, kind, K, mu,
+               bufs, max_len):
+    """SVRG steps for the examples ``order`` on the lazy iterate (``ab = [a, b]``); ``Uc``
+    and ``Ua`` are the token scores of ``c`` and of the anchor (:func:`token_scores`)."""
     offsets, labels = data[0], data[1]
     F, L = dims
     tail = F * L
     U, _, y, R, E = buffers(max_len, L)
-    U2, _, _, R2, E2 = buffers(max_len, L)
+    _, _, _, R2, E2 = buffers(max_len, L)
     no_U, no_C = np.empty((0, 0)), np.empty(0)
     rho = 1.0 - lr * (lam + kappa)
     a, b = ab[0], ab[1]
     for i in order:
         t0 = offsets[i]
         T = unary_scores(v, a, dims, data, i, U)
-        unary_scores(c, b, dims, data, i, U2)
-        U[:T] += U2[:T]
+        U[:T] += b * Uc[t0:t0 + T]
         gold = labels[t0:t0 + T]
         hinge_oracle(kind, K, mu, v, a, dims, U, T, gold, bufs, y, R, E)
-        unary_scores(anchor, 1.0, dims, data, i, U2)
-        hinge_oracle(kind, K, mu, anchor, 1.0, dims, U2, T, gold, bufs, y, R2, E2)
+        hinge_oracle(kind, K, mu, anchor, 1.0, dims, Ua[t0:t0 + T], T, gold, bufs, y, R2, E2)
         R[:T] -= R2[:T]
         E[2][0] = transitions.add_sorted(E[0], E[1], E[2][0], E2[0], E2[1], E2[2][0], -1.0)
         a *= rho
@@ -88,6 +98,7 @@ class SVRG(Solver):
         self.v, self.c, self.anchor, self.g = (np.zeros(d) for _ in range(4))
         self.center = np.zeros(d)             # z of eq. (4); unused while kappa = 0
         self.ab = np.array([1.0, 0.0])
+        self.Uc, self.Ua = (np.empty((task.n_tokens, task.n_labels)) for _ in range(2))
         self.kappa, self.mu = 0.0, self.oracle.mu
         self._left = 0                        # steps left in the current epoch
         self._bufs = self.oracle.buffers(task.max_len, task.n_labels)
@@ -109,6 +120,8 @@ class SVRG(Solver):
         mean_hinge_and_gradient(self.anchor, t.dims, t.data, o.kind, int(o.K), self.mu,
                                 self._bufs, t.max_len, self.g)
         self.c[:] = self.g - self.kappa * self.center
+        token_scores(self.c, t.dims, t.data, self.Uc)
+        token_scores(self.anchor, t.dims, t.data, self.Ua)
         self.v[:] = start
         self.ab[:] = (1.0, 0.0)
         self._left = t.n
@@ -123,8 +136,9 @@ class SVRG(Solver):
         steps = max(1, min(self._left, budget // 2))
         order = self.next_indices(steps)
         t, o = self.task, self.oracle
-        svrg_steps(self.v, self.ab, self.c, self.anchor, t.dims, t.data, order, self.lam,
-                   self.kappa, self.lr, o.kind, int(o.K), self.mu, self._bufs, t.max_len)
+        svrg_steps(self.v, self.ab, self.c, self.anchor, self.Uc, self.Ua, t.dims, t.data,
+                   order, self.lam, self.kappa, self.lr, o.kind, int(o.K), self.mu, self._bufs,
+                   t.max_len)
         self._left -= len(order)
         if self._left == 0:
             self.end_epoch()
