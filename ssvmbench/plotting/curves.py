@@ -12,7 +12,8 @@ import pandas as pd
 GROUP = ["data", "data_variant", "lambda"]
 TINY = 1e-12  # floor of the suboptimality, so that it stays on log axes
 SUMMARY = ["data", "lambda", "solver", "method", "iterate", "seed", "status", "effective_pass",
-           "primal", "dual", "gap", "test_error", "time_s", "seconds_per_pass", "run"]
+           "primal", "dual", "gap", "test_error", "test_metric", "time_s", "seconds_per_pass",
+           "run"]
 
 
 def method_label(solver, iterate):
