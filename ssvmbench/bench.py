@@ -82,8 +82,8 @@ def _oracle_costs(train, cfg, passes):
         times = []
         for _ in range(passes + 1):                 # the first pass compiles / loads
             start = time.perf_counter()
-            mean_hinge_and_gradient(w, train.dims, train.data, oracle.kind, int(oracle.K),
-                                    oracle.mu, bufs, train.max_len, g)
+            mean_hinge_and_gradient(w, train.dims, train.data, train.normalized, oracle.kind,
+                                    int(oracle.K), oracle.mu, bufs, train.max_len, g)
             times.append(time.perf_counter() - start)
         per_call = statistics.median(times[1:]) / train.n
         base = base or per_call

@@ -48,7 +48,7 @@ def load_tasks(cfg):
     data_cfg = OmegaConf.to_container(cfg.data, resolve=True)
     name = data_cfg.pop("name")
     split = load_split(name, **data_cfg)
-    return split, ChainTask(split.train), ChainTask(split.test)
+    return split, ChainTask(split.train, cfg.loss), ChainTask(split.test, cfg.loss)
 
 
 def prepare(cfg):
@@ -137,6 +137,7 @@ def _attributes(cfg, solver, split, lam):
         "n_test": split.test.n,
         "test_metric": split.metric,
         "objective": "lam/2 ||w||^2 + 1/n sum_i H_i(w)  (BCFW eq. 3)",
+        "loss": str(cfg.loss),
         "iterates": ",".join(solver.iterate_names),
         "oracle": solver.oracle.name,
         "oracle_K": int(solver.oracle.K),

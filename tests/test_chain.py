@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from ssvmbench.data.synthetic import random_chains
+from ssvmbench.errors import UserError
 from ssvmbench.tasks import chain
 from ssvmbench.tasks.chain import ChainTask
 
@@ -35,7 +36,8 @@ def test_viterbi_matches_brute_force(L, T):
             for lab in itertools.product(range(L), repeat=T):
                 loss = np.mean(np.array(lab) != gold) if augment else 0.0
                 values[lab] = ws * w @ phi_dense(task, i, lab) + loss
-            best = chain.viterbi(w, ws, task.dims, U, T, gold, augment, delta, y)
+            unit = 1.0 / T if augment else 0.0
+            best = chain.viterbi(w, ws, task.dims, U, T, gold, unit, delta, y)
             assert best == pytest.approx(max(values.values()), abs=1e-10)
             assert values[tuple(y[:T])] == pytest.approx(best, abs=1e-10)
             score = chain.labeling_score(w, ws, task.dims, U, T, y)
@@ -151,3 +153,20 @@ def test_evaluate_hinge_and_errors_by_enumeration():
     assert hinge == pytest.approx(np.mean(hinges))
     assert err == pytest.approx(np.mean(errors))
     assert acc == pytest.approx(1 - wrong / task.n_tokens)
+
+
+def test_hamming_loss_option_by_enumeration():
+    """loss=hamming (Casimir): one unit per wrong token in the hinge; unknown losses refused."""
+    task = ChainTask(random_chains(5, 3, 4, lengths=(1, 4), seed=6), loss="hamming")
+    w = np.random.default_rng(2).normal(size=task.d)
+    hinge, _, _ = task.evaluate(w)
+    hinges = []
+    for i in range(task.n):
+        t0, t1 = task.dataset.offsets[i], task.dataset.offsets[i + 1]
+        gold = task.dataset.labels[t0:t1]
+        labelings = itertools.product(range(3), repeat=t1 - t0)
+        hinges.append(max(w @ phi_dense(task, i, y) + np.sum(np.array(y) != gold)
+                          for y in labelings) - w @ phi_dense(task, i, gold))
+    assert hinge == pytest.approx(np.mean(hinges))
+    with pytest.raises(UserError, match="loss=squared"):
+        ChainTask(task.dataset, loss="squared")

@@ -15,6 +15,11 @@ from ssvmbench.tasks.chain import ChainTask
 from reference import phi_dense
 
 
+def unit(ex, augment):
+    """The kernels' loss per wrong token: normalized Hamming if ``augment``, else none."""
+    return 1.0 / ex.T if augment else 0.0
+
+
 class Example:
     """Sequence ``i`` of a task with every labeling, its dense phi and Hamming loss."""
 
@@ -71,18 +76,18 @@ class Oracles:
 
     def max(self, w, ws, ex, augment):
         self.unary(w, ws, ex)
-        return chain.viterbi(w, ws, self.task.dims, self.U, ex.T, ex.gold, augment,
+        return chain.viterbi(w, ws, self.task.dims, self.U, ex.T, ex.gold, unit(ex, augment),
                              self.delta, self.y)
 
     def topk_oracle(self, w, ws, ex, augment, K, mu):
         self.unary(w, ws, ex)
-        return smoothing.topk_oracle(w, ws, self.task.dims, self.U, ex.T, ex.gold, augment,
-                                     K, mu, self.topk, self.R, self.E)
+        return smoothing.topk_oracle(w, ws, self.task.dims, self.U, ex.T, ex.gold,
+                                     unit(ex, augment), K, mu, self.topk, self.R, self.E)
 
     def exp_oracle(self, w, ws, ex, augment, mu):
         self.unary(w, ws, ex)
-        return smoothing.exp_oracle(w, ws, self.task.dims, self.U, ex.T, ex.gold, augment,
-                                    mu, self.exp, self.R, self.E)
+        return smoothing.exp_oracle(w, ws, self.task.dims, self.U, ex.T, ex.gold,
+                                    unit(ex, augment), mu, self.exp, self.R, self.E)
 
     def direction(self, ex):
         return dense_direction(self.task, ex, self.R, self.E)
@@ -107,8 +112,8 @@ def test_topk_viterbi_matches_enumeration(L, T):
             ref = np.sort(ex.scores(w, ws, augment))[::-1]
             best = orc.max(w, ws, ex, augment)
             for K in sorted({1, 2, 4, max(m - 1, 1), m, Kmax}):
-                n = smoothing.topk_viterbi(w, ws, task.dims, orc.U, T, ex.gold, augment, K,
-                                           work, Y, z)
+                n = smoothing.topk_viterbi(w, ws, task.dims, orc.U, T, ex.gold,
+                                           unit(ex, augment), K, work, Y, z)
                 assert n == min(K, m)
                 np.testing.assert_allclose(z[:n], ref[:n], atol=1e-10)
                 assert np.all(np.diff(z[:n]) <= 0)
@@ -122,7 +127,7 @@ def test_topk_viterbi_matches_enumeration(L, T):
                 if K >= m:
                     assert found == set(map(tuple, ex.labelings))
     with pytest.raises(ValueError):
-        smoothing.topk_viterbi(w, ws, task.dims, orc.U, T, ex.gold, True, Kmax + 1, work, Y, z)
+        smoothing.topk_viterbi(w, ws, task.dims, orc.U, T, ex.gold, 1.0 / T, Kmax + 1, work, Y, z)
 
 
 # ------------------------------------------------------------------ simplex, l2^2 value

@@ -35,6 +35,22 @@ def test_weak_duality_for_raw_and_averaged_iterates(name, step):
 
 
 @pytest.mark.parametrize("name", ["bcfw", "fw"])
+def test_weak_duality_with_the_hamming_loss(name):
+    """loss=hamming: the dual keeps the unnormalized losses, so primal - dual stays >= 0
+    and (BCFW) closes."""
+    task = ChainTask(TASK.dataset, loss="hamming")
+    solver = make_solver(name, task, LAM, {"iterates": ["raw", "wavg"]}, 0)
+    for p in (1, 2, 5, 1000):
+        solver.run_until(p * task.n)
+        for _, w, dual in solver.iterates():
+            gap = 0.5 * LAM * w @ w + task.evaluate(w)[0] - dual
+            assert gap >= -1e-10
+    if name == "bcfw":
+        _, w, dual = solver.iterates()[0]
+        assert 0.5 * LAM * w @ w + task.evaluate(w)[0] - dual < 2e-3 * dual
+
+
+@pytest.mark.parametrize("name", ["bcfw", "fw"])
 def test_line_search_never_decreases_the_dual(name):
     solver = make_solver(name, TASK, LAM, {"iterates": ["raw"]}, 1)
     duals = []

@@ -14,7 +14,8 @@ from ssvmbench.runlog import load_logs
 X_LABELS = {"effective_pass": "effective passes", "oracle_calls": "oracle calls",
             "time_s": "solver time (s)"}
 # column -> (axis label, log scale); `--y` picks the figures (default: BCFW Figures 1-3)
-FIGURES = {"suboptimality": ("primal suboptimality", True), "primal": ("primal objective", True),
+FIGURES = {"suboptimality": ("primal suboptimality", True),
+           "primal": ("primal objective", True),
            "gap": ("duality gap", True), "test_error": ("test error", False),
            "test_metric": ("test metric (accuracy / F1)", False), "nnz": ("non-zero weights", False)}
 BANDS = {"minmax": ("median", "min", "max"), "std": ("mean", "mean - std", "mean + std")}

@@ -14,14 +14,14 @@ import numpy as np
 from ssvmbench.solvers.averaging import end_step, start_step
 from ssvmbench.solvers.base import Solver
 from ssvmbench.tasks.chain import (add_direction, buffers, direction_dot, direction_sqnorm,
-                                   hamming, init_marginals, marginals_residual,
+                                   hamming, init_marginals, loss_unit, marginals_residual,
                                    move_marginals, unary_scores, viterbi,
                                    weights_from_average)
 
 
 @nb.njit(cache=True)
-def bcfw_steps(w, ell, mu, Psum, blocks, ell_i, dims, data, order, lam, line_search, k,
-               kinds, avg_U, S, C, Lsum, max_len):
+def bcfw_steps(w, ell, mu, Psum, blocks, ell_i, dims, data, normalized, order, lam,
+               line_search, k, kinds, avg_U, S, C, Lsum, max_len):
     """Algorithm 4 for the examples ``order``; returns the new step counter ``k`` and
     the blocks (whose pool may have grown). The averages are kept of the dual state
     ``(mu, Psum)`` (cheaper per step than of ``w``)."""
@@ -35,8 +35,9 @@ def bcfw_steps(w, ell, mu, Psum, blocks, ell_i, dims, data, order, lam, line_sea
         t0 = offsets[i]
         T = unary_scores(w, 1.0, dims, data, i, U)
         gold = labels[t0:t0 + T]
-        viterbi(w, 1.0, dims, U, T, gold, True, delta, y)
-        loss = hamming(gold, y, T)
+        unit = loss_unit(normalized, T)
+        viterbi(w, 1.0, dims, U, T, gold, unit, delta, y)
+        loss = unit * T * hamming(gold, y, T)
         marginals_residual(mu, blocks, i, t0, y, T, R, E)
         if line_search:
             sq = direction_sqnorm(dims, data, t0, T, R, E, x_dense)
@@ -77,7 +78,8 @@ class BCFW(Solver):
         order = self.next_indices(budget)
         t = self.task
         self.steps, self.blocks = bcfw_steps(
-            self.w, self.ell, self.mu, self.Psum, self.blocks, self.ell_i, t.dims, t.data, order,
+            self.w, self.ell, self.mu, self.Psum, self.blocks, self.ell_i, t.dims, t.data,
+            t.normalized, order,
             self.lam, self.opts["step"] == "line_search", self.steps,
             *self.averages.arrays(), t.max_len)
         return len(order)

@@ -28,8 +28,8 @@ class FW(Solver):
 
     def advance(self, budget):
         t = self.task
-        hinge = mean_hinge_and_gradient(self.w, t.dims, t.data, 0, 1, 0.0, self._bufs,
-                                        t.max_len, self._g)
+        hinge = mean_hinge_and_gradient(self.w, t.dims, t.data, t.normalized, 0, 1, 0.0,
+                                        self._bufs, t.max_len, self._g)
         ell_s = hinge - self._g @ self.w          # mean loss L_i(y*_i) of the corner
         diff = self.w + self._g / self.lam        # w - w_s, w_s = -g / lam
         if self.opts["step"] == "line_search":

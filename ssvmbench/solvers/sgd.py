@@ -15,13 +15,13 @@ import numpy as np
 from ssvmbench.errors import UserError
 from ssvmbench.solvers.averaging import end_step, fold, start_step
 from ssvmbench.solvers.base import Solver
-from ssvmbench.tasks.chain import add_direction, buffers, unary_scores
+from ssvmbench.tasks.chain import add_direction, buffers, loss_unit, unary_scores
 from ssvmbench.tasks.oracles import hinge_oracle
 
 
 @nb.njit(cache=True)
-def sgd_steps(v, scale, dims, data, order, lam, gamma0, t0, k, kind, K, mu, bufs,
-              kinds, avg_U, S, C, Lsum, max_len):
+def sgd_steps(v, scale, dims, data, normalized, order, lam, gamma0, t0, k, kind, K, mu,
+              bufs, kinds, avg_U, S, C, Lsum, max_len):
     """SGD steps for the examples ``order``; returns the new step counter ``k``."""
     offsets, labels = data[0], data[1]
     L = dims[1]
@@ -31,7 +31,8 @@ def sgd_steps(v, scale, dims, data, order, lam, gamma0, t0, k, kind, K, mu, bufs
         t0_i = offsets[i]
         T = unary_scores(v, a, dims, data, i, U)
         gold = labels[t0_i:t0_i + T]
-        hinge_oracle(kind, K, mu, v, a, dims, U, T, gold, bufs, y, R, E)
+        hinge_oracle(kind, K, mu, v, a, dims, U, T, gold, loss_unit(normalized, T), bufs, y,
+                     R, E)
         gamma = gamma0 / (1.0 + k / t0)
         k += 1
         start_step(kinds, k, avg_U, S, C, Lsum)
@@ -74,8 +75,8 @@ class SGD(Solver):
     def advance(self, budget):
         order = self.next_indices(budget)
         t, o = self.task, self.oracle
-        self.steps = sgd_steps(self.v, self.scale, t.dims, t.data, order, self.lam,
-                               self.gamma0, self.t0, self.steps, o.kind, int(o.K), o.mu,
+        self.steps = sgd_steps(self.v, self.scale, t.dims, t.data, t.normalized, order,
+                               self.lam, self.gamma0, self.t0, self.steps, o.kind, int(o.K), o.mu,
                                self._bufs, *self.averages.arrays(), t.max_len)
         return len(order)
 

@@ -28,7 +28,7 @@ import numpy as np
 from ssvmbench.errors import UserError
 from ssvmbench.solvers.base import Solver
 from ssvmbench.tasks import transitions
-from ssvmbench.tasks.chain import add_direction, buffers, unary_scores
+from ssvmbench.tasks.chain import add_direction, buffers, loss_unit, unary_scores
 from ssvmbench.tasks.oracles import hinge_oracle, mean_hinge_and_gradient
 
 
@@ -42,8 +42,8 @@ def token_scores(w, dims, data, out):
 
 
 @nb.njit(cache=True)
-def svrg_steps(v, ab, c, anchor, Uc, Ua, dims, data, order, lam, kappa, lr, kind, K, mu,
-               bufs, max_len):
+def svrg_steps(v, ab, c, anchor, Uc, Ua, dims, data, normalized, order, lam, kappa, lr, kind,
+               K, mu, bufs, max_len):
     """SVRG steps for the examples ``order`` on the lazy iterate (``ab = [a, b]``); ``Uc``
     and ``Ua`` are the token scores of ``c`` and of the anchor (:func:`token_scores`)."""
     offsets, labels = data[0], data[1]
@@ -59,8 +59,10 @@ def svrg_steps(v, ab, c, anchor, Uc, Ua, dims, data, order, lam, kappa, lr, kind
         T = unary_scores(v, a, dims, data, i, U)
         U[:T] += b * Uc[t0:t0 + T]
         gold = labels[t0:t0 + T]
-        hinge_oracle(kind, K, mu, v, a, dims, U, T, gold, bufs, y, R, E)
-        hinge_oracle(kind, K, mu, anchor, 1.0, dims, Ua[t0:t0 + T], T, gold, bufs, y, R2, E2)
+        unit = loss_unit(normalized, T)
+        hinge_oracle(kind, K, mu, v, a, dims, U, T, gold, unit, bufs, y, R, E)
+        hinge_oracle(kind, K, mu, anchor, 1.0, dims, Ua[t0:t0 + T], T, gold, unit, bufs, y, R2,
+                     E2)
         R[:T] -= R2[:T]
         E[2][0] = transitions.add_sorted(E[0], E[1], E[2][0], E2[0], E2[1], E2[2][0], -1.0)
         a *= rho
@@ -117,8 +119,8 @@ class SVRG(Solver):
         """Anchor at ``start``: the full gradient (n oracle calls) and ``c``."""
         t, o = self.task, self.oracle
         self.anchor[:] = start
-        mean_hinge_and_gradient(self.anchor, t.dims, t.data, o.kind, int(o.K), self.mu,
-                                self._bufs, t.max_len, self.g)
+        mean_hinge_and_gradient(self.anchor, t.dims, t.data, t.normalized, o.kind, int(o.K),
+                                self.mu, self._bufs, t.max_len, self.g)
         self.c[:] = self.g - self.kappa * self.center
         token_scores(self.c, t.dims, t.data, self.Uc)
         token_scores(self.anchor, t.dims, t.data, self.Ua)
@@ -137,8 +139,8 @@ class SVRG(Solver):
         order = self.next_indices(steps)
         t, o = self.task, self.oracle
         svrg_steps(self.v, self.ab, self.c, self.anchor, self.Uc, self.Ua, t.dims, t.data,
-                   order, self.lam, self.kappa, self.lr, o.kind, int(o.K), self.mu, self._bufs,
-                   t.max_len)
+                   t.normalized, order, self.lam, self.kappa, self.lr, o.kind, int(o.K),
+                   self.mu, self._bufs, t.max_len)
         self._left -= len(order)
         if self._left == 0:
             self.end_epoch()

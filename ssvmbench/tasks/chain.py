@@ -21,6 +21,7 @@ import numba as nb
 import numpy as np
 
 from ssvmbench.data.sequences import ChainDataset
+from ssvmbench.errors import UserError
 from ssvmbench.tasks import transitions
 
 
@@ -28,11 +29,17 @@ class ChainTask:
     """One split of a chain dataset in the form the kernels take.
 
     ``data`` is the tuple ``(offsets, labels, feat_ptr, feat_idx, feat_val)``,
-    ``dims = (F, L)``, ``d`` the length of ``w``.
+    ``dims = (F, L)``, ``d`` the length of ``w``. ``loss``: the task loss,
+    ``normalized_hamming`` (BCFW Appendix F, the default) or ``hamming`` (Casimir Section 4).
     """
 
-    def __init__(self, ds: ChainDataset):
+    LOSSES = ("normalized_hamming", "hamming")
+
+    def __init__(self, ds: ChainDataset, loss="normalized_hamming"):
+        if loss not in self.LOSSES:
+            raise UserError(f"loss={loss}: choose one of {list(self.LOSSES)}")
         self.dataset = ds
+        self.normalized = loss == "normalized_hamming"
         self.data = (ds.offsets, ds.labels, ds.feat_ptr, ds.feat_idx, ds.feat_val)
         self.dims = (ds.n_features, ds.n_labels)
         self.n = ds.n
@@ -44,7 +51,8 @@ class ChainTask:
     def evaluate(self, w, with_hinge=True):
         """``(mean hinge, mean normalized Hamming, predicted labels)`` at ``w``."""
         predictions = np.empty(self.n_tokens, dtype=np.int32)
-        hinge, error = evaluate(w, self.dims, self.data, with_hinge, self.max_len, predictions)
+        hinge, error = evaluate(w, self.dims, self.data, self.normalized, with_hinge,
+                                self.max_len, predictions)
         return hinge, error, predictions
 
 
@@ -102,15 +110,22 @@ def hamming(gold, y, T):
 
 
 @nb.njit(cache=True)
-def first_scores(w, ws, dims, U, T, gold, augment, out):
+def first_scores(w, ws, dims, U, T, gold, unit, out):
     """``out[l]``: score of label ``l`` at the first token (unary + first-label bias, plus
-    the loss ``1/T`` of a wrong label if ``augment``), where every chain recursion starts."""
+    the loss ``unit`` of a wrong label), where every chain recursion starts."""
     F, L = dims
     off_first = F * L + L * L
     for l in range(L):
         out[l] = U[0, l] + ws * w[off_first + l]
-        if augment and l != gold[0]:
-            out[l] += 1.0 / T
+        if l != gold[0]:
+            out[l] += unit
+
+
+@nb.njit(cache=True)
+def loss_unit(normalized, T):
+    """Loss of one wrong token: ``1/T`` for the normalized Hamming loss (BCFW Appendix F),
+    1 for the Hamming loss (Casimir Section 4)."""
+    return 1.0 / T if normalized else 1.0
 
 
 @nb.njit(cache=True)
@@ -130,13 +145,14 @@ def transition_max(w, ws, dims, prev, out):
 
 
 @nb.njit(cache=True)
-def viterbi(w, ws, dims, U, T, gold, augment, delta, y_out):
-    """Best labeling for the weights ``ws * w`` (plus ``L_i`` if ``augment``).
+def viterbi(w, ws, dims, U, T, gold, unit, delta, y_out):
+    """Best labeling for the weights ``ws * w`` plus the Hamming loss with ``unit`` per
+    wrong token (0: plain decoding).
 
-    ``U`` holds the unary scores of ``ws * w``. With ``augment`` this is
+    ``U`` holds the unary scores of ``ws * w``. With ``unit > 0`` this is
     loss-augmented decoding, the max oracle of BCFW eq. (2):
     ``argmax_y L_i(y) + <ws * w, phi(x, y)>``. Returns the maximal value (score
-    plus loss when augmented); the labeling is written to ``y_out[:T]``.
+    plus loss); the labeling is written to ``y_out[:T]``.
     ``delta`` is a ``(maxT, L)`` scratch array. The forward pass keeps only the max-sums
     (no back-pointer table, so its inner loop is a branch-free max); the backtrace
     recomputes each argmax over the ``L`` predecessors of the chosen label.
@@ -144,15 +160,14 @@ def viterbi(w, ws, dims, U, T, gold, augment, delta, y_out):
     F, L = dims
     off_trans = F * L
     off_first = off_trans + L * L
-    loss_unit = 1.0 / T
-    first_scores(w, ws, dims, U, T, gold, augment, delta[0])
+    first_scores(w, ws, dims, U, T, gold, unit, delta[0])
     for t in range(1, T):
         cur = delta[t]
         transition_max(w, ws, dims, delta[t - 1], cur)
         for b in range(L):
             cur[b] += U[t, b]
-            if augment and b != gold[t]:
-                cur[b] += loss_unit
+            if b != gold[t]:
+                cur[b] += unit
     best = -np.inf
     arg = 0
     for l in range(L):
@@ -394,12 +409,13 @@ def max_length(offsets):
 
 
 @nb.njit(cache=True)
-def evaluate(w, dims, data, with_hinge, max_len, predictions):
+def evaluate(w, dims, data, normalized, with_hinge, max_len, predictions):
     """One pass over a split at fixed ``w`` (not counted as oracle calls).
 
     Writes the predicted labels of every token to ``predictions`` and returns
     ``(mean hinge, mean normalized Hamming)``; the mean structured hinge
-    ``(1/n) sum_i H~_i(w)`` (BCFW eq. 2) is computed only if ``with_hinge`` (else NaN).
+    ``(1/n) sum_i H~_i(w)`` (BCFW eq. 2, with the task loss of :func:`loss_unit`) is
+    computed only if ``with_hinge`` (else NaN).
     """
     offsets, labels = data[0], data[1]
     L = dims[1]
@@ -411,10 +427,10 @@ def evaluate(w, dims, data, with_hinge, max_len, predictions):
         t0 = offsets[i]
         T = unary_scores(w, 1.0, dims, data, i, U)
         gold = labels[t0:t0 + T]
-        viterbi(w, 1.0, dims, U, T, gold, False, delta, y)
+        viterbi(w, 1.0, dims, U, T, gold, 0.0, delta, y)
         predictions[t0:t0 + T] = y[:T]
         err += hamming(gold, y, T)
         if with_hinge:
-            top = viterbi(w, 1.0, dims, U, T, gold, True, delta, y)
+            top = viterbi(w, 1.0, dims, U, T, gold, loss_unit(normalized, T), delta, y)
             hinge += top - labeling_score(w, 1.0, dims, U, T, gold)
     return (hinge / n if with_hinge else np.nan), err / n

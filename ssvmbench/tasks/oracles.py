@@ -18,8 +18,8 @@ import numpy as np
 
 from ssvmbench.errors import UserError
 from ssvmbench.tasks import smoothing, transitions
-from ssvmbench.tasks.chain import (add_direction, buffers, labeling_score, psi_residual,
-                                   unary_scores, viterbi)
+from ssvmbench.tasks.chain import (add_direction, buffers, labeling_score, loss_unit,
+                                   psi_residual, unary_scores, viterbi)
 
 KINDS = {"max": 0, "topk": 1, "exp": 2}
 
@@ -61,22 +61,23 @@ class Oracle:
 
 
 @nb.njit(cache=True)
-def hinge_oracle(kind, K, mu, w, ws, dims, U, T, gold, bufs, y, R, E):
+def hinge_oracle(kind, K, mu, w, ws, dims, U, T, gold, unit, bufs, y, R, E):
     """Value of the (smoothed) hinge ``f_i`` at the weights ``ws * w`` (``U``: their unary
-    scores) and its gradient with respect to those weights, written to ``(R, E)``.
+    scores; ``unit``: the loss of one wrong token, :func:`~ssvmbench.tasks.chain.loss_unit`)
+    and its gradient with respect to those weights, written to ``(R, E)``.
     ``kind``: 0 max, 1 top-K, 2 exp; ``bufs`` from :meth:`Oracle.buffers`; ``y`` a labeling
     scratch (after the max oracle it holds the loss-augmented argmax)."""
     delta, topk_bufs, exp_bufs = bufs
     L = dims[1]
     gold_score = labeling_score(w, ws, dims, U, T, gold)
     if kind == 0:
-        top = viterbi(w, ws, dims, U, T, gold, True, delta, y)
+        top = viterbi(w, ws, dims, U, T, gold, unit, delta, y)
         psi_residual(y, gold, T, R, E)          # phi(y*) - phi(y_i)
         return top - gold_score
     if kind == 1:
-        top = smoothing.topk_oracle(w, ws, dims, U, T, gold, True, K, mu, topk_bufs, R, E)
+        top = smoothing.topk_oracle(w, ws, dims, U, T, gold, unit, K, mu, topk_bufs, R, E)
     else:
-        top = smoothing.exp_oracle(w, ws, dims, U, T, gold, True, mu, exp_bufs, R, E)
+        top = smoothing.exp_oracle(w, ws, dims, U, T, gold, unit, mu, exp_bufs, R, E)
     keys, vals, size, wk, wv = E
     for t in range(T):
         R[t, gold[t]] -= 1.0
@@ -86,7 +87,7 @@ def hinge_oracle(kind, K, mu, w, ws, dims, U, T, gold, bufs, y, R, E):
 
 
 @nb.njit(cache=True)
-def mean_hinge_and_gradient(w, dims, data, kind, K, mu, bufs, max_len, g):
+def mean_hinge_and_gradient(w, dims, data, normalized, kind, K, mu, bufs, max_len, g):
     """``g = 1/n sum_i grad f_i(w)``; returns ``1/n sum_i f_i(w)`` (n oracle calls)."""
     offsets, labels = data[0], data[1]
     n = len(offsets) - 1
@@ -97,7 +98,7 @@ def mean_hinge_and_gradient(w, dims, data, kind, K, mu, bufs, max_len, g):
     for i in range(n):
         t0 = offsets[i]
         T = unary_scores(w, 1.0, dims, data, i, U)
-        total += hinge_oracle(kind, K, mu, w, 1.0, dims, U, T, labels[t0:t0 + T], bufs, y,
-                              R, E)
+        total += hinge_oracle(kind, K, mu, w, 1.0, dims, U, T, labels[t0:t0 + T],
+                              loss_unit(normalized, T), bufs, y, R, E)
         add_direction(g, 1.0 / n, dims, data, t0, T, R, E, no_U, no_C)
     return total / n

@@ -1,7 +1,7 @@
 """Smooth inference oracles for chains (Pillutla et al., NeurIPS 2018, Section 2, Table 1).
 
 The structural hinge loss is ``f = h o g`` with ``h(z) = max_y z_y`` over the labelings and
-``z_y = s(y) = <ws * w, phi(x, y)> + [augment] L(y_i, y)`` the (loss-augmented) scores of
+``z_y = s(y) = <ws * w, phi(x, y)> + L(y_i, y)`` the (loss-augmented) scores of
 :func:`ssvmbench.tasks.chain.viterbi` (``f`` subtracts the gold score, which the caller does).
 Smoothing ``h`` by ``mu * omega`` (Section 2, "Smoothing strategy") gives
 
@@ -72,13 +72,13 @@ def _push(vals, codes, n, K, v, code):
 
 
 @nb.njit(cache=True)
-def topk_viterbi(w, ws, dims, U, T, gold, augment, K, work, Y_out, z_out):
+def topk_viterbi(w, ws, dims, U, T, gold, unit, K, work, Y_out, z_out):
     """The K best labelings of the chain and their scores, sorted decreasing (the top-K
     oracle's inference, Definition 1; "Top-K DP" of Table 1, paper Section 2).
 
     Scores are those of :func:`ssvmbench.tasks.chain.viterbi`: ``<ws * w, phi(x, y)>`` from
-    the unary scores ``U`` of ``ws * w``, plus the normalized Hamming loss to ``gold`` if
-    ``augment``. The forward pass keeps the K best partial scores per ``(t, label)`` with
+    the unary scores ``U`` of ``ws * w``, plus the Hamming loss to ``gold`` with ``unit`` per
+    wrong token (0: none). The forward pass keeps the K best partial scores per ``(t, label)`` with
     back-pointers ``(previous label, its rank)``; each list is a merge of the ``L`` sorted
     lists of the predecessors, the best predecessor's first (so the K-th best is high early),
     each scanned best first and left at the current K-th best: ``O(T L^2 K)`` time in the
@@ -94,8 +94,7 @@ def topk_viterbi(w, ws, dims, U, T, gold, augment, K, work, Y_out, z_out):
     off_trans = F * L
     off_first = off_trans + L * L
     off_last = off_first + L
-    loss_unit = 1.0 / T
-    first_scores(w, ws, dims, U, T, gold, augment, delta[0, :, 0])
+    first_scores(w, ws, dims, U, T, gold, unit, delta[0, :, 0])
     for l in range(L):
         count[0, l] = 1
     for t in range(1, T):
@@ -120,8 +119,8 @@ def topk_viterbi(w, ws, dims, U, T, gold, augment, K, work, Y_out, z_out):
                         break               # the rest of a's list is no better
                     n = _push(d, bp, n, K, v, a * K + r)
             node = U[t, b]
-            if augment and b != gold[t]:
-                node += loss_unit
+            if b != gold[t]:
+                node += unit
             for j in range(n):
                 d[j] += node
             count[t, b] = n
@@ -232,7 +231,7 @@ def weighted_labelings_direction(Y, p, n, T, L, R, E):
 
 
 @nb.njit(cache=True)
-def topk_oracle(w, ws, dims, U, T, gold, augment, K, mu, buffers, R, E):
+def topk_oracle(w, ws, dims, U, T, gold, unit, K, mu, buffers, R, E):
     """Top-K oracle (paper Section 2, Definition 1; Table 1 "Top-K DP"): the value
     ``h_{mu,K}`` of the ``l2^2``-smoothed max over the K best (loss-augmented) scores and
     its gradient ``sum_k p_k phi(x, y_(k))``, ``p = proj_simplex(z_[K] / mu)``, written to
@@ -241,7 +240,7 @@ def topk_oracle(w, ws, dims, U, T, gold, augment, K, mu, buffers, R, E):
     have ``z = -inf``, ``p = 0``). One call is one oracle call. As ``mu -> 0`` it is the max
     oracle (``p = e_1``); for ``K >= L^T`` it is the exact ``l2^2`` smoothing."""
     work, Y, z, p = buffers
-    n = topk_viterbi(w, ws, dims, U, T, gold, augment, K, work, Y, z)
+    n = topk_viterbi(w, ws, dims, U, T, gold, unit, K, work, Y, z)
     value = l2_smoothed_max(z, n, mu, p)
     for k in range(n, K):
         z[k] = -np.inf
@@ -265,7 +264,7 @@ def exp_buffers(max_len, L):
 
 
 @nb.njit(cache=True)
-def exp_oracle(w, ws, dims, U, T, gold, augment, mu, work, R, E):
+def exp_oracle(w, ws, dims, U, T, gold, unit, mu, work, R, E):
     """Exp oracle (paper Section 2, Definition 1; Table 1 "Sum-Product"): the entropy-
     smoothed max ``h_{-mu H} = mu log sum_y exp(s(y) / mu)`` of the (loss-augmented) scores
     ``s(y)`` of :func:`ssvmbench.tasks.chain.viterbi`, and its gradient
@@ -288,8 +287,7 @@ def exp_oracle(w, ws, dims, U, T, gold, augment, mu, work, R, E):
     off_last = off_first + L
     alpha, S, P, M = work
     inv = 1.0 / mu
-    loss_unit = 1.0 / T
-    first_scores(w, ws, dims, U, T, gold, augment, alpha[0])
+    first_scores(w, ws, dims, U, T, gold, unit, alpha[0])
     for t in range(1, T):
         St = S[t]
         Pt = P[t]
@@ -309,8 +307,8 @@ def exp_oracle(w, ws, dims, U, T, gold, augment, mu, work, R, E):
                     Pt[a, b] = 0.0
         for b in range(L):
             alpha[t, b] = M[b] + mu * np.log(St[b]) + U[t, b]
-            if augment and b != gold[t]:
-                alpha[t, b] += loss_unit
+            if b != gold[t]:
+                alpha[t, b] += unit
     top = -np.inf
     for l in range(L):
         v = alpha[T - 1, l] + ws * w[off_last + l]
