@@ -89,6 +89,7 @@ def test_sweep_then_plot(data_root, tmp_path):
     (["solver.passes=-1"], "solver.passes=-1"),
     (["solver.iterates=[raw,best]"], "solver.iterates"),
     (["oracle=topk"], "takes oracle=max, not oracle=topk"),
+    (["loss=squared"], "loss=squared"),
     (["solver=sgd", "oracle=topk", "oracle.K=0"], "oracle.K=0"),
     (["solver=sgd", "oracle=exp", "oracle.mu=0"], "oracle.mu=0"),
 ])
