@@ -5,6 +5,7 @@ import pandas as pd
 import pytest
 
 from ssvmbench.cli import main
+from ssvmbench.errors import UserError
 from ssvmbench.plotting.curves import add_suboptimality, aggregate, method_label
 from ssvmbench.runlog import RunLog
 
@@ -39,12 +40,15 @@ def test_suboptimality_uses_the_best_dual_of_the_group():
 def test_aggregate_over_seeds():
     df = table(**{"lambda": [0.1] * 5, "primal": [1.0, 2.0, 4.0, 8.0, 9.0],
                   "seed": [0, 1, 2, 0, 1], "iterate": ["raw"] * 3 + ["wavg"] * 2,
-                  "time_s": [1.0, 3.0, 2.0, 5.0, 7.0]})
+                  "time_s": [1.0, 3.0, 2.0, 5.0, 7.0], "run": ["a", "b", "c", "a", "b"]})
     stats = aggregate(df, "primal", x="time_s").set_index("method")
     assert stats.loc["bcfw", ["median", "min", "max", "time_s"]].tolist() == [2.0, 1.0, 4.0, 2.0]
     assert stats.loc["bcfw-wavg", ["median", "min", "max"]].tolist() == [8.5, 8.0, 9.0]
     assert stats.loc["bcfw-wavg", ["mean", "std"]].tolist() == [8.5, pytest.approx(0.5 ** 0.5)]
     assert "time_s" not in aggregate(df, "primal")
+    other_rate = df.assign(seed=[0, 1, 2, 0, 0], run=["a", "b", "c", "a", "d"])
+    with pytest.raises(UserError, match="several runs of bcfw-wavg with seed 0"):
+        aggregate(other_rate, "primal")
 
 
 def write_logs(root):

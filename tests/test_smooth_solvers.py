@@ -136,6 +136,15 @@ def test_oracle_calls_per_svrg_epoch():
     assert solver.oracle_calls == 4 * TASK.n
 
 
+def test_method_names_show_non_default_settings():
+    """Curves of runs that differ in a numeric setting must not be pooled as seeds."""
+    assert make_solver("svrg", TASK, LAM, {}, 0, Oracle("topk", 5, 0.1)).method == \
+        "svrg-topk-K5-mu0.1"
+    assert make_solver("svrg", TASK, LAM, {"lr": 0.003}, 0, Oracle("exp", 1, 1.0)).method == \
+        "svrg-lr=0.003-exp-mu1"
+    assert make_solver("sgd", TASK, LAM, {"t0": 50}, 0).method == "sgd-t0=50"
+
+
 def test_sgd_with_pegasos_steps_and_max_oracle_is_ssg():
     sgd = make_solver("sgd", TASK, LAM, {"step": "pegasos"}, 5)
     ssg = make_solver("ssg", TASK, LAM, {}, 5)
@@ -150,15 +159,20 @@ def test_sgd_with_pegasos_steps_and_max_oracle_is_ssg():
     ("sc_svrg", {}, Oracle(), "takes oracle=topk\\|exp, not oracle=max"),
     ("svrg", {"iterates": ["raw", "wavg"]}, Oracle("exp", 1, 1.0), "solver.iterates=\\[raw\\]"),
     ("sgd", {"gamma0": 100.0}, Oracle(), "gamma0 \\* lambda <= 1"),
+    ("sgd", {"gamma0": "abc"}, Oracle(), "solver.gamma0=abc must be a finite number"),
+    ("svrg", {"lr": 20.0}, Oracle(), "0 < lr \\(lambda \\+ kappa\\) < 1"),
+    ("sc_svrg", {"scheme": "const", "kappa": 5000.0}, Oracle("topk", 2, 1.0), "kappa = 5000"),
 ])
 def test_bad_combinations_are_refused(name, options, oracle, fragment):
     with pytest.raises(UserError, match=fragment):
         make_solver(name, TASK, LAM, options, 0, oracle)
 
 
-@pytest.mark.parametrize("kwargs,fragment", [({"name": "soft"}, "oracle=soft"),
-                                             ({"name": "topk", "K": 0, "mu": 1.0}, "oracle.K"),
-                                             ({"name": "exp", "mu": 0.0}, "oracle.mu")])
+@pytest.mark.parametrize("kwargs,fragment", [
+    ({"name": "soft"}, "oracle=soft"), ({"name": "topk", "K": 0, "mu": 1.0}, "oracle.K"),
+    ({"name": "exp", "mu": 0.0}, "oracle.mu"), ({"name": "exp", "mu": "abc"}, "oracle.mu=abc"),
+    ({"name": "exp", "mu": float("inf")}, "finite"), ({"name": "topk", "K": 2.5, "mu": 1.0},
+                                                      "whole number")])
 def test_bad_oracles_are_refused(kwargs, fragment):
     with pytest.raises(UserError, match=fragment):
         Oracle(**kwargs)

@@ -9,6 +9,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from ssvmbench.errors import UserError
+
 GROUP = ["data", "data_variant", "lambda"]
 TINY = 1e-12  # floor of the suboptimality, so that it stays on log axes
 SUMMARY = ["data", "lambda", "solver", "method", "iterate", "seed", "status", "effective_pass",
@@ -66,8 +68,15 @@ def aggregate(df, y, x="effective_pass"):
     variant, λ, curve ``method`` (:func:`method_label` of the run's method and iterate) and
     effective pass. For another ``x`` (``oracle_calls``, ``time_s``) its median at that pass
     is added as column ``x``."""
-    grouped = df.assign(method=curve_labels(df)).groupby(GROUP + ["method", "effective_pass"],
-                                                    dropna=False)
+    df = df.assign(method=curve_labels(df))
+    runs = df.groupby(GROUP + ["method", "seed"], dropna=False)["run"].nunique()
+    if (runs > 1).any():
+        data, _, lam, method, seed = runs[runs > 1].index[0]
+        raise UserError(f"{data}, lambda={lam:g}: several runs of {method} with seed {seed}; "
+                        "they differ in a setting the curve name does not show, so they would "
+                        "be averaged as if they were seeds: plot their directories apart or "
+                        "select curves with --methods")
+    grouped = df.groupby(GROUP + ["method", "effective_pass"], dropna=False)
     stats = grouped[y].agg(["median", "min", "max", "mean", "std"])
     stats["std"] = stats["std"].fillna(0.0)
     if x != "effective_pass":

@@ -12,7 +12,7 @@ import numpy as np
 
 from ssvmbench.errors import UserError
 from ssvmbench.solvers.averaging import Averages
-from ssvmbench.tasks.oracles import Oracle
+from ssvmbench.tasks.oracles import Oracle, number
 
 
 class Solver(ABC):
@@ -21,6 +21,7 @@ class Solver(ABC):
     name = ""
     has_dual = True          # does the solver keep a dual iterate (objective D(alpha))?
     options = {}             # option -> allowed values (first = default)
+    numbers = {}             # numeric option -> default (None: the solver derives it)
     oracles = ("max",)       # the oracles (ssvmbench.tasks.oracles) it can call
     default_iterates = ("raw", "wavg")
 
@@ -46,6 +47,8 @@ class Solver(ABC):
         """Name for plots: the solver and its non-default options (e.g. bcfw-predefined)."""
         parts = [self.name] + [str(self.opts[key]) for key, allowed in self.options.items()
                                if self.opts[key] != allowed[0]]
+        parts += [f"{key}={self.opts[key]:g}" for key, default in self.numbers.items()
+                  if self.opts[key] is not None and self.opts[key] != default]
         return "-".join(parts + self.oracle.label())
 
     def _check_options(self, given):
@@ -56,6 +59,8 @@ class Solver(ABC):
                     f"solver.{key}={value} is not valid for solver {self.name}: "
                     f"choose one of {list(allowed)}"
                 )
+        for key, default in self.numbers.items():
+            given[key] = number(f"solver.{key}", given.get(key, default), allow_none=True)
         return given
 
     def next_indices(self, budget):

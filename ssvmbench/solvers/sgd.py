@@ -56,14 +56,14 @@ class SGD(Solver):
     has_dual = False
     oracles = ("max", "topk", "exp")
     options = {"step": ("decay", "pegasos"), "sampling": ("uniform", "permutation")}
+    numbers = {"gamma0": 0.1, "t0": 1000.0}     # tuned on CoNLL-2003 (README, issue 4)
 
     def __init__(self, task, lam, options, seed, oracle=None):
         super().__init__(task, lam, options, seed, oracle)
         if self.opts["step"] == "pegasos":
             self.gamma0, self.t0 = 1.0 / self.lam, 1.0
         else:
-            self.gamma0 = float(self.opts.get("gamma0", 1.0))
-            self.t0 = float(self.opts.get("t0", task.n))
+            self.gamma0, self.t0 = self.opts["gamma0"], self.opts["t0"]
             if not (self.gamma0 > 0 and self.t0 > 0 and self.gamma0 * self.lam <= 1.0):
                 raise UserError(
                     f"solver.gamma0={self.gamma0}, solver.t0={self.t0}: both must be > 0 "
@@ -90,3 +90,4 @@ class SSG(SGD):
     name = "ssg"
     oracles = ("max",)
     options = {"step": ("pegasos",), "sampling": ("uniform", "permutation")}
+    numbers = {}

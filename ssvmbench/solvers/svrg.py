@@ -87,15 +87,14 @@ class SVRG(Solver):
     oracles = ("topk", "exp", "max")
     default_iterates = ("raw",)
     options = {"sampling": ("uniform", "permutation")}
+    numbers = {"lr": 0.001}                      # tuned on CoNLL-2003 (README, issue 4)
 
     def __init__(self, task, lam, options, seed, oracle=None):
         super().__init__(task, lam, options, seed, oracle)
         if self.iterate_names != ["raw"]:
             raise UserError(f"solver {self.name} logs its raw iterate only: "
                             f"solver.iterates=[raw], not {self.iterate_names}")
-        self.lr = float(self.opts.get("lr", 1.0))
-        if not self.lr > 0:
-            raise UserError(f"solver.lr={self.lr} must be > 0")
+        self.lr = self.opts["lr"]
         d = task.d
         self.v, self.c, self.anchor, self.g = (np.zeros(d) for _ in range(4))
         self.center = np.zeros(d)             # z of eq. (4); unused while kappa = 0
@@ -104,6 +103,13 @@ class SVRG(Solver):
         self.kappa, self.mu = 0.0, self.oracle.mu
         self._left = 0                        # steps left in the current epoch
         self._bufs = self.oracle.buffers(task.max_len, task.n_labels)
+        self._check_rate()
+
+    def _check_rate(self):
+        """A step shrinks the dense part by ``1 - lr (lam + kappa)``, which must be in (0, 1)."""
+        if not 0 < self.lr * (self.lam + self.kappa) < 1:
+            raise UserError(f"solver.lr={self.lr:g} must satisfy 0 < lr (lambda + kappa) < 1 "
+                            f"(lambda = {self.lam:g}, kappa = {self.kappa:g})")
 
     def current(self):
         F, L = self.task.dims
@@ -153,20 +159,22 @@ class SCSVRG(SVRG):
     name = "sc_svrg"
     oracles = ("topk", "exp")
     options = {"scheme": ("adapt", "const"), "sampling": ("uniform", "permutation")}
+    numbers = {"lr": 0.001, "decay": 0.5, "kappa": None}
 
     def __init__(self, task, lam, options, seed, oracle=None):
         super().__init__(task, lam, options, seed, oracle)
         if self.opts["scheme"] == "adapt":
-            self.decay = float(self.opts.get("decay", 0.5))
+            self.decay = self.opts["decay"]
             if not 0 < self.decay <= 1:
                 raise UserError(f"solver.decay={self.decay} must be in (0, 1]")
             self.kappa = self.lam
         else:
-            given = self.opts.get("kappa")
-            self.kappa = float(given) if given is not None else max(
+            given = self.opts["kappa"]
+            self.kappa = given if given is not None else max(
                 1.0 / (self.lr * task.n) - self.lam, 0.0)
             if not self.kappa >= 0:
                 raise UserError(f"solver.kappa={self.kappa} must be >= 0")
+        self._check_rate()
         self.outer = 1                                     # k of Algorithm 1
         self.alpha = np.sqrt(self.lam / (self.lam + self.kappa))
         self.previous = np.zeros(task.d)                   # w_{k-1}, w_0 = 0

@@ -194,7 +194,8 @@ def viterbi(w, ws, dims, U, T, gold, unit, delta, y_out):
 # of ``w`` is given by a ``T x L`` residual ``R`` and a sparse transition part ``E``
 # (see :mod:`ssvmbench.tasks.transitions`).
 # BCFW: ``R_t = e_{y*_t} - mu_t`` and ``E = counts(y*) - P_i`` (phi(y*) - phi(alpha_i));
-# SSG/FW: ``R_t = e_{y_i,t} - e_{y*_t}`` and ``E = counts(y_i) - counts(y*)`` (psi_i(y*)).
+# primal solvers (the oracles of :mod:`ssvmbench.tasks.oracles`): the hinge gradient
+# ``phi(y*) - phi(y_i)``, or ``sum_y p(y) phi(y) - phi(y_i)`` for the smoothed oracles.
 
 
 @nb.njit(cache=True)

@@ -11,6 +11,7 @@ a factored direction ``(R, E)`` (see :mod:`ssvmbench.tasks.chain`). One call is 
 call (BCFW Appendix F, Casimir Section 4); the caller counts.
 """
 
+import math
 from dataclasses import dataclass
 
 import numba as nb
@@ -22,6 +23,19 @@ from ssvmbench.tasks.chain import (add_direction, buffers, labeling_score, loss_
                                    psi_residual, unary_scores, viterbi)
 
 KINDS = {"max": 0, "topk": 1, "exp": 2}
+
+
+def number(name, value, allow_none=False):
+    """``value`` as a finite float, or one clear error naming the setting ``name``."""
+    if value is None and allow_none:
+        return None
+    try:
+        result = float(value)
+    except (TypeError, ValueError):
+        result = math.nan
+    if not math.isfinite(result) or isinstance(value, bool):
+        raise UserError(f"{name}={value} must be a finite number")
+    return result
 
 
 @dataclass(frozen=True)
@@ -36,10 +50,13 @@ class Oracle:
     def __post_init__(self):
         if self.name not in KINDS:
             raise UserError(f"oracle={self.name}: choose one of {list(KINDS)}")
-        if self.name == "topk" and not (float(self.K).is_integer() and self.K >= 1):
+        K, mu = number("oracle.K", self.K), number("oracle.mu", self.mu)
+        if self.name == "topk" and not (K.is_integer() and K >= 1):
             raise UserError(f"oracle.K={self.K} must be a whole number >= 1")
-        if self.name != "max" and not self.mu > 0:
+        if self.name != "max" and not mu > 0:
             raise UserError(f"oracle.mu={self.mu} must be > 0 for oracle={self.name}")
+        object.__setattr__(self, "K", int(K))
+        object.__setattr__(self, "mu", mu)
 
     @property
     def kind(self):
