@@ -17,7 +17,8 @@ X_LABELS = {"effective_pass": "effective passes", "oracle_calls": "oracle calls"
 FIGURES = {"suboptimality": ("primal suboptimality", True),
            "primal": ("primal objective", True),
            "gap": ("duality gap", True), "test_error": ("test error", False),
-           "test_metric": ("test metric (accuracy / F1)", False), "nnz": ("non-zero weights", False)}
+           "test_metric": ("test metric (accuracy / F1)", False),
+           "nnz": ("non-zero weights", False)}
 BANDS = {"minmax": ("median", "min", "max"), "std": ("mean", "mean - std", "mean + std")}
 
 
