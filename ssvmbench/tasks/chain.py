@@ -129,19 +129,31 @@ def loss_unit(normalized, T):
 
 
 @nb.njit(cache=True)
-def transition_max(w, ws, dims, prev, out):
-    """``out[b] = max_a prev[a] + ws * w_trans[a, b]``: one max-plus step of the chain
-    recursions (``a`` outer, ``b`` inner: contiguous and branch-free)."""
+def incoming_transitions(w, ws, dims):
+    """``WT[b, a] = ws * w_trans[a, b]``: the transitions into each label as contiguous rows
+    (one ``L x L`` copy per sequence, so that :func:`transition_max` reads rows)."""
     F, L = dims
     off_trans = F * L
-    for b in range(L):
-        out[b] = -np.inf
+    WT = np.empty((L, L))
     for a in range(L):
-        p = prev[a]
-        row = off_trans + a * L
         for b in range(L):
-            v = p + ws * w[row + b]
-            out[b] = v if v > out[b] else out[b]
+            WT[b, a] = ws * w[off_trans + a * L + b]
+    return WT
+
+
+@nb.njit(cache=True, fastmath={"nnan", "nsz", "reassoc"})
+def transition_max(WT, prev, out):
+    """``out[b] = max_a prev[a] + WT[b, a]``: one max-plus step of the chain recursions,
+    a max-reduction over a contiguous row (vectorized: the fast-math flags only let the
+    exact max be reordered; the scores are finite)."""
+    L = WT.shape[0]
+    for b in range(L):
+        row = WT[b]
+        m = -1e300
+        for a in range(L):
+            v = prev[a] + row[a]
+            m = v if v > m else m
+        out[b] = m
 
 
 @nb.njit(cache=True)
@@ -158,12 +170,12 @@ def viterbi(w, ws, dims, U, T, gold, unit, delta, y_out):
     recomputes each argmax over the ``L`` predecessors of the chosen label.
     """
     F, L = dims
-    off_trans = F * L
-    off_first = off_trans + L * L
+    off_first = F * L + L * L
     first_scores(w, ws, dims, U, T, gold, unit, delta[0])
+    WT = incoming_transitions(w, ws, dims)
     for t in range(1, T):
         cur = delta[t]
-        transition_max(w, ws, dims, delta[t - 1], cur)
+        transition_max(WT, delta[t - 1], cur)
         for b in range(L):
             cur[b] += U[t, b]
             if b != gold[t]:
@@ -177,10 +189,10 @@ def viterbi(w, ws, dims, U, T, gold, unit, delta, y_out):
             arg = l
     y_out[T - 1] = arg
     for t in range(T - 1, 0, -1):
-        b = y_out[t]
+        row = WT[y_out[t]]
         top = -np.inf
         for a in range(L):
-            v = delta[t - 1, a] + ws * w[off_trans + a * L + b]
+            v = delta[t - 1, a] + row[a]
             if v > top:
                 top = v
                 arg = a
