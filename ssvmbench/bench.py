@@ -14,6 +14,7 @@ from pathlib import Path
 import numba
 import numpy as np
 from hydra import compose, initialize_config_dir
+from omegaconf import OmegaConf
 
 from ssvmbench.errors import UserError
 from ssvmbench.paths import config_dir
@@ -70,8 +71,9 @@ def main(args):
 def _oracle_costs(train, cfg, passes):
     """Median seconds of an oracle pass (every example's value and gradient, summed as in
     SVRG's full gradient) for max, top-K and exp at the same random weights."""
-    K = int(cfg.oracle.K) if cfg.oracle.name == "topk" else 5
-    mu = float(cfg.oracle.mu) if cfg.oracle.name != "max" else 1.0
+    chosen = Oracle(**OmegaConf.to_container(cfg.oracle, resolve=True))
+    K = chosen.K if chosen.name == "topk" else 5
+    mu = chosen.mu if chosen.name != "max" else 1.0
     w = np.random.default_rng(0).normal(scale=0.01, size=train.d)
     g = np.empty(train.d)
     print(f"data={cfg.data.name} n={train.n} tokens={train.n_tokens} labels={train.n_labels} "
@@ -83,7 +85,7 @@ def _oracle_costs(train, cfg, passes):
         for _ in range(passes + 1):                 # the first pass compiles / loads
             start = time.perf_counter()
             mean_hinge_and_gradient(w, train.dims, train.data, train.normalized, oracle.kind,
-                                    int(oracle.K), oracle.mu, bufs, train.max_len, g)
+                                    oracle.K, oracle.mu, bufs, train.max_len, g)
             times.append(time.perf_counter() - start)
         per_call = statistics.median(times[1:]) / train.n
         base = base or per_call

@@ -140,7 +140,7 @@ def _attributes(cfg, solver, split, lam):
         "loss": str(cfg.loss),
         "iterates": ",".join(solver.iterate_names),
         "oracle": solver.oracle.name,
-        "oracle_K": int(solver.oracle.K),
+        "oracle_K": solver.oracle.K,
         "oracle_mu": float(solver.oracle.mu),
         "numba_threads": numba.get_num_threads(),
         "versions": {pkg: version(pkg) for pkg in

@@ -26,7 +26,7 @@ def hinge_value(oracle, w, i):
     t0 = TASK.dataset.offsets[i]
     T = chain.unary_scores(w, 1.0, TASK.dims, TASK.data, i, U)
     gold = TASK.dataset.labels[t0:t0 + T]
-    value = hinge_oracle(oracle.kind, int(oracle.K), oracle.mu, w, 1.0, TASK.dims, U, T, gold,
+    value = hinge_oracle(oracle.kind, oracle.K, oracle.mu, w, 1.0, TASK.dims, U, T, gold,
                          1.0 / T, oracle.buffers(TASK.max_len, TASK.n_labels), y, R, E)
     grad = np.zeros(TASK.d)
     chain.add_direction(grad, 1.0, TASK.dims, TASK.data, t0, T, R, E,
@@ -72,7 +72,7 @@ def smoothed_gradient_norm(solver, oracle, mu):
     """``|| 1/n sum_i grad f_i(w) + lam w ||`` at the solver's iterate (smoothing ``mu``)."""
     w = solver.current()[0]
     g = np.empty(TASK.d)
-    mean_hinge_and_gradient(w, TASK.dims, TASK.data, True, oracle.kind, int(oracle.K), mu,
+    mean_hinge_and_gradient(w, TASK.dims, TASK.data, True, oracle.kind, oracle.K, mu,
                   oracle.buffers(TASK.max_len, TASK.n_labels), TASK.max_len, g)
     return np.linalg.norm(g + LAM * w)
 

@@ -15,7 +15,7 @@ from ssvmbench.solvers.averaging import end_step, start_step
 from ssvmbench.solvers.base import Solver
 from ssvmbench.tasks.chain import (add_direction, buffers, direction_dot, direction_sqnorm,
                                    hamming, init_marginals, loss_unit, marginals_residual,
-                                   move_marginals, unary_scores, viterbi,
+                                   mistakes, move_marginals, unary_scores, viterbi,
                                    weights_from_average)
 
 
@@ -35,9 +35,8 @@ def bcfw_steps(w, ell, mu, Psum, blocks, ell_i, dims, data, normalized, order, l
         t0 = offsets[i]
         T = unary_scores(w, 1.0, dims, data, i, U)
         gold = labels[t0:t0 + T]
-        unit = loss_unit(normalized, T)
-        viterbi(w, 1.0, dims, U, T, gold, unit, delta, y)
-        loss = unit * T * hamming(gold, y, T)
+        viterbi(w, 1.0, dims, U, T, gold, loss_unit(normalized, T), delta, y)
+        loss = hamming(gold, y, T) if normalized else float(mistakes(gold, y, T))
         marginals_residual(mu, blocks, i, t0, y, T, R, E)
         if line_search:
             sq = direction_sqnorm(dims, data, t0, T, R, E, x_dense)

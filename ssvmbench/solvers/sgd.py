@@ -76,7 +76,7 @@ class SGD(Solver):
         order = self.next_indices(budget)
         t, o = self.task, self.oracle
         self.steps = sgd_steps(self.v, self.scale, t.dims, t.data, t.normalized, order,
-                               self.lam, self.gamma0, self.t0, self.steps, o.kind, int(o.K), o.mu,
+                               self.lam, self.gamma0, self.t0, self.steps, o.kind, o.K, o.mu,
                                self._bufs, *self.averages.arrays(), t.max_len)
         return len(order)
 

@@ -96,7 +96,7 @@ class SVRG(Solver):
                             f"solver.iterates=[raw], not {self.iterate_names}")
         self.lr = self.opts["lr"]
         d = task.d
-        self.v, self.c, self.anchor, self.g = (np.zeros(d) for _ in range(4))
+        self.v, self.c, self.anchor = (np.zeros(d) for _ in range(3))
         self.center = np.zeros(d)             # z of eq. (4); unused while kappa = 0
         self.ab = np.array([1.0, 0.0])
         self.Uc, self.Ua = (np.empty((task.n_tokens, task.n_labels)) for _ in range(2))
@@ -125,9 +125,9 @@ class SVRG(Solver):
         """Anchor at ``start``: the full gradient (n oracle calls) and ``c``."""
         t, o = self.task, self.oracle
         self.anchor[:] = start
-        mean_hinge_and_gradient(self.anchor, t.dims, t.data, t.normalized, o.kind, int(o.K),
-                                self.mu, self._bufs, t.max_len, self.g)
-        self.c[:] = self.g - self.kappa * self.center
+        mean_hinge_and_gradient(self.anchor, t.dims, t.data, t.normalized, o.kind, o.K,
+                                self.mu, self._bufs, t.max_len, self.c)
+        self.c -= self.kappa * self.center
         token_scores(self.c, t.dims, t.data, self.Uc)
         token_scores(self.anchor, t.dims, t.data, self.Ua)
         self.v[:] = start
@@ -145,7 +145,7 @@ class SVRG(Solver):
         order = self.next_indices(steps)
         t, o = self.task, self.oracle
         svrg_steps(self.v, self.ab, self.c, self.anchor, self.Uc, self.Ua, t.dims, t.data,
-                   t.normalized, order, self.lam, self.kappa, self.lr, o.kind, int(o.K),
+                   t.normalized, order, self.lam, self.kappa, self.lr, o.kind, o.K,
                    self.mu, self._bufs, t.max_len)
         self._left -= len(order)
         if self._left == 0:

@@ -100,13 +100,19 @@ def labeling_score(w, ws, dims, U, T, y):
 
 
 @nb.njit(cache=True)
-def hamming(gold, y, T):
-    """Normalized Hamming loss ``(1/T) sum_t [y_t != gold_t]``."""
+def mistakes(gold, y, T):
+    """Hamming distance ``sum_t [y_t != gold_t]``."""
     errors = 0
     for t in range(T):
         if y[t] != gold[t]:
             errors += 1
-    return errors / T
+    return errors
+
+
+@nb.njit(cache=True)
+def hamming(gold, y, T):
+    """Normalized Hamming loss ``(1/T) sum_t [y_t != gold_t]``."""
+    return mistakes(gold, y, T) / T
 
 
 @nb.njit(cache=True)

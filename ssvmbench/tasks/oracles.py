@@ -66,12 +66,12 @@ class Oracle:
         """Parts of a method name for plots: none for the max oracle."""
         if self.name == "max":
             return []
-        return [self.name] + ([f"K{int(self.K)}"] if self.name == "topk" else []) + [
+        return [self.name] + ([f"K{self.K}"] if self.name == "topk" else []) + [
             f"mu{self.mu:g}"]
 
     def buffers(self, max_len, L):
         """Scratch for :func:`hinge_oracle` (the unused oracles' parts are tiny)."""
-        K = int(self.K) if self.name == "topk" else 1
+        K = self.K if self.name == "topk" else 1
         exp_len = max_len if self.name == "exp" else 1
         return (np.empty((max_len, L)), smoothing.topk_buffers(max_len, L, K),
                 smoothing.exp_buffers(exp_len, L))
