@@ -172,8 +172,8 @@ def viterbi(w, ws, dims, U, T, gold, unit, delta, y_out):
     ``argmax_y L_i(y) + <ws * w, phi(x, y)>``. Returns the maximal value (score
     plus loss); the labeling is written to ``y_out[:T]``.
     ``delta`` is a ``(maxT, L)`` scratch array. The forward pass keeps only the max-sums
-    (no back-pointer table, so its inner loop is a branch-free max); the backtrace
-    recomputes each argmax over the ``L`` predecessors of the chosen label.
+    (no back-pointer table; each step is :func:`transition_max`); the backtrace recomputes
+    each argmax over the ``L`` predecessors of the chosen label.
     """
     F, L = dims
     off_first = F * L + L * L
