@@ -19,7 +19,8 @@ from omegaconf import OmegaConf
 from ssvmbench.errors import UserError
 from ssvmbench.paths import config_dir
 from ssvmbench.runner import load_tasks, prepare
-from ssvmbench.tasks.oracles import Oracle, mean_hinge_and_gradient
+from ssvmbench.tasks.kernels import mean_hinge_and_gradient
+from ssvmbench.tasks.oracles import Oracle
 
 
 def configure_parser(parser):
@@ -55,14 +56,15 @@ def main(args):
     state_mb = sum(map(_nbytes, held)) / 2**20
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"solver={solver.name} data={cfg.data.name} ({split.variant}) lambda={lam:g} "
-          f"n={n} tokens={train.n_tokens} d={train.d}")
+          f"n={n} rows={train.n_rows} d={train.d}")
     print(f"machine: {_cpu_model()}, {os.cpu_count()} cores; numba threads "
           f"{numba.get_num_threads()} (the solvers run on one)")
     print(f"compile/cache load + first oracle call: {jit_s:.2f} s")
     print(f"seconds per pass:         {per_pass:.4f}  (median of {len(times)}; "
           f"min {min(times):.4f}, max {max(times):.4f})")
     print(f"oracle calls per second:  {n / per_pass:,.0f}")
-    print(f"letters/tokens per second: {train.n_tokens / per_pass:,.0f}")
+    print(f"score rows per second:    {train.n_rows / per_pass:,.0f}  (letters, tokens or "
+          "candidate boxes)")
     print(f"solver state:             {state_mb:.1f} MiB")
     print(f"peak memory (max RSS):    {peak_mb:.0f} MiB")
     return 0
@@ -76,7 +78,7 @@ def _oracle_costs(train, cfg, passes):
     mu = chosen.mu if chosen.name != "max" else 1.0
     w = np.random.default_rng(0).normal(scale=0.01, size=train.d)
     g = np.empty(train.d)
-    print(f"data={cfg.data.name} n={train.n} tokens={train.n_tokens} labels={train.n_labels} "
+    print(f"data={cfg.data.name} n={train.n} rows={train.n_rows} labels={train.n_labels} "
           f"d={train.d}; one oracle pass = n calls at the same w")
     base = None
     for oracle in (Oracle(), Oracle("topk", K, mu), Oracle("exp", 1, mu)):

@@ -1,5 +1,6 @@
-"""Test metrics beyond the normalized Hamming error: token accuracy and chunk / entity F1
-with the semantics of the CoNLL ``conlleval`` script (IOB1 and IOB2 tags)."""
+"""Test metrics beyond the task loss: token accuracy, chunk / entity F1 with the semantics of
+the CoNLL ``conlleval`` script (IOB1 and IOB2 tags), and the PASCAL VOC 2007 average
+precision of box localization."""
 
 import numpy as np
 
@@ -34,6 +35,20 @@ def chunk_f1(gold, predicted, offsets):
     return 2 * precision * recall / (precision + recall)
 
 
+def voc07_average_precision(correct, confidence, n_objects):
+    """Average precision with the VOC 2007 definition (Everingham et al. 2010, Section 4.2;
+    the devkit's 11-point interpolation): detections ranked by ``confidence``, ``correct``
+    when IoU >= 0.5 with a ground-truth object, ``AP = 1/11 sum_{r in 0, 0.1, ..., 1}
+    max_{recall >= r} precision`` (0 where that recall is never reached)."""
+    order = np.argsort(-np.asarray(confidence), kind="stable")
+    hits = np.asarray(correct, dtype=float)[order]
+    tp = np.cumsum(hits)
+    precision = tp / np.arange(1, len(hits) + 1)
+    recall = tp / n_objects
+    return float(np.mean([precision[recall >= r].max(initial=0.0)
+                          for r in np.linspace(0, 1, 11)]))
+
+
 def test_metric(name, dataset, predictions):
     """The metric a split is scored with (``SplitData.metric``)."""
     if name == "accuracy":
@@ -41,4 +56,8 @@ def test_metric(name, dataset, predictions):
     if name == "chunk_f1":
         names = np.asarray(dataset.label_names)
         return chunk_f1(names[dataset.labels], names[predictions], dataset.offsets)
-    raise UserError(f"unknown metric '{name}': choose accuracy or chunk_f1")
+    if name == "ap":       # box localization: each image's top box, one object per image
+        chosen, score = predictions
+        correct = dataset.iou[dataset.offsets[:-1] + chosen] >= 0.5
+        return voc07_average_precision(correct, score, dataset.n)
+    raise UserError(f"unknown metric '{name}': choose accuracy, chunk_f1 or ap")

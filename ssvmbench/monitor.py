@@ -4,7 +4,8 @@ At a checkpoint the solver is paused; for every iterate it keeps we compute the 
 ``lam/2 ||w||^2 + 1/n sum_i H_i(w)`` (one full max-oracle pass, not counted in effective
 passes), its dual value (dual methods), the duality gap ``primal - dual`` (for ``w = A alpha``
 this is exactly the Frank-Wolfe gap of BCFW Section 4), the train loss and test error
-(mean normalized Hamming), the split's test metric and ``nnz(w)``.
+(the mean task loss of the predictions: normalized Hamming, or 1 - IoU for boxes), the
+split's test metric and ``nnz(w)``.
 """
 
 import numpy as np
@@ -37,7 +38,7 @@ def schedule(passes, every, log_start=None, per_decade=4):
 
 def measure(solver, train, test, metric="accuracy"):
     """One row per iterate of the solver at its current state (a dict of columns);
-    ``test_metric`` is ``metric`` (token accuracy, or chunk F1 for chunking/NER)."""
+    ``test_metric`` is ``metric`` (token accuracy, chunk F1 for chunking/NER, AP for boxes)."""
     columns = {key: [] for key in ("iterate", "primal", "dual", "gap", "train_loss",
                                    "test_error", "test_metric", "nnz")}
     for name, w, dual in solver.iterates():

@@ -19,7 +19,7 @@ from ssvmbench.errors import UserError
 from ssvmbench.monitor import measure, schedule
 from ssvmbench.runlog import Interrupted, RunLog
 from ssvmbench.solvers import make_solver
-from ssvmbench.tasks.chain import ChainTask
+from ssvmbench.tasks import make_task
 from ssvmbench.tasks.oracles import Oracle
 
 LOG_NAME = "run.h5"
@@ -48,7 +48,7 @@ def load_tasks(cfg):
     data_cfg = OmegaConf.to_container(cfg.data, resolve=True)
     name = data_cfg.pop("name")
     split = load_split(name, **data_cfg)
-    return split, ChainTask(split.train, cfg.loss), ChainTask(split.test, cfg.loss)
+    return split, make_task(split.train, cfg.loss), make_task(split.test, cfg.loss)
 
 
 def prepare(cfg):
@@ -137,7 +137,7 @@ def _attributes(cfg, solver, split, lam):
         "n_test": split.test.n,
         "test_metric": split.metric,
         "objective": "lam/2 ||w||^2 + 1/n sum_i H_i(w)  (BCFW eq. 3)",
-        "loss": str(cfg.loss),
+        "loss": solver.task.loss,
         "iterates": ",".join(solver.iterate_names),
         "oracle": solver.oracle.name,
         "oracle_K": solver.oracle.K,

@@ -64,7 +64,7 @@ def test_psi_direction_and_loss(L, T):
         sq = chain.direction_sqnorm(task.dims, task.data, t0, T, R, E, np.zeros(task.dims[0]))
         assert sq == pytest.approx(psi @ psi)
         chain.unary_scores(w0, 1.0, task.dims, task.data, i, U)
-        assert chain.direction_dot(w0, task.dims, U, T, R, E) == pytest.approx(w0 @ psi)
+        assert chain.direction_dot(w0, task.dims, task.data, U, T, R, E) == pytest.approx(w0 @ psi)
         assert chain.hamming(gold, y, T) == pytest.approx(np.mean(gold != y))
 
 
@@ -73,7 +73,7 @@ def test_factored_marginals_match_the_convex_combination():
     including g = 1 (entries dropped) and pools that must grow (many distinct bigrams)."""
     task = ChainTask(random_chains(5, 4, 4, lengths=(2, 6), seed=3))
     L = task.n_labels
-    mu = np.empty((task.n_tokens, L))
+    mu = np.empty((task.n_rows, L))
     Psum = np.empty(L * L)
     blocks = chain.init_marginals(task.data, mu, Psum)
     rng = np.random.default_rng(0)
@@ -86,12 +86,12 @@ def test_factored_marginals_match_the_convex_combination():
         expected = phi_dense(task, i, task.dataset.labels[t0:t1])   # alpha_i = e_{y_i}
         for gamma in rng.uniform(size=12).tolist() + [1.0, 0.3]:
             y = rng.integers(0, L, size=T).astype(np.int32)
-            chain.marginals_residual(mu, blocks, i, t0, y, T, R, E)
-            blocks = chain.move_marginals(mu, Psum, blocks, i, t0, T, gamma, R, E,
+            chain.marginals_residual(mu, blocks, task.data, i, t0, y, T, R, E)
+            blocks = chain.move_marginals(mu, Psum, blocks, task.data, i, t0, T, gamma, R, E,
                                           averages_U, weights)
             expected = (1 - gamma) * expected + gamma * phi_dense(task, i, y)
         y = rng.integers(0, L, size=T).astype(np.int32)
-        chain.marginals_residual(mu, blocks, i, t0, y, T, R, E)
+        chain.marginals_residual(mu, blocks, task.data, i, t0, y, T, R, E)
         direction = phi_dense(task, i, y) - expected
         w = np.zeros(task.d)
         chain.add_direction(w, 1.0, task.dims, task.data, t0, T, R, E,
@@ -152,7 +152,7 @@ def test_evaluate_hinge_and_errors_by_enumeration():
         wrong += np.sum(pred != gold)
     assert hinge == pytest.approx(np.mean(hinges))
     assert err == pytest.approx(np.mean(errors))
-    assert acc == pytest.approx(1 - wrong / task.n_tokens)
+    assert acc == pytest.approx(1 - wrong / task.n_rows)
 
 
 def test_hamming_loss_option_by_enumeration():

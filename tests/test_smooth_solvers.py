@@ -12,7 +12,8 @@ from ssvmbench.errors import UserError
 from ssvmbench.solvers import make_solver
 from ssvmbench.tasks import chain
 from ssvmbench.tasks.chain import ChainTask
-from ssvmbench.tasks.oracles import Oracle, hinge_oracle, mean_hinge_and_gradient
+from ssvmbench.tasks.kernels import mean_hinge_and_gradient
+from ssvmbench.tasks.oracles import Oracle, hinge_oracle
 
 from reference import phi_dense
 

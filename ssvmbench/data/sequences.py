@@ -86,11 +86,12 @@ def _ranges(starts, ends):
 
 @dataclass(frozen=True)
 class SplitData:
-    """What a loader returns: train and test splits plus provenance for the run log."""
+    """What a loader returns: train and test splits (:class:`ChainDataset`, or
+    :class:`~ssvmbench.data.boxes.BoxDataset` for box localization) plus provenance."""
 
     train: ChainDataset
     test: ChainDataset
-    variant: str          # human-readable description of the split / data variant
+    variant: str          # description of the split / variant (generated data: "SYNTHETIC ...")
     checksum: str         # sha256 of the source file(s) the splits were read from
     source: str           # path of the file that was read
-    metric: str = "accuracy"   # test_metric: token "accuracy" or "chunk_f1" (conlleval)
+    metric: str = "accuracy"   # test_metric: token "accuracy", "chunk_f1" (conlleval), "ap" (VOC)

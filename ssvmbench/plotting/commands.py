@@ -17,7 +17,7 @@ X_LABELS = {"effective_pass": "effective passes", "oracle_calls": "oracle calls"
 FIGURES = {"suboptimality": ("primal suboptimality", True),
            "primal": ("primal objective", True),
            "gap": ("duality gap", True), "test_error": ("test error", False),
-           "test_metric": ("test metric (accuracy / F1)", False),
+           "test_metric": ("test metric (accuracy / F1 / AP)", False),
            "nnz": ("non-zero weights", False)}
 BANDS = {"minmax": ("median", "min", "max"), "std": ("mean", "mean - std", "mean + std")}
 
@@ -96,6 +96,8 @@ def _figure(stats, x, ylabel, log_y, colors, band="minmax"):
         if log_y:
             ax.set_yscale("log")
         title = f"{data}, λ={lam:.3g}" + (f"\n{variant}" if show_variant else "")
+        if str(variant).startswith("SYNTHETIC"):     # generated data says so (scenes.py)
+            title += "\nSYNTHETIC data, not the paper's"
         ax.set_title(title, fontsize="medium")
         ax.set(xlabel=X_LABELS[x], ylabel=ylabel)
         ax.grid(True, alpha=0.3)

@@ -13,10 +13,10 @@ import numpy as np
 
 from ssvmbench.solvers.averaging import end_step, start_step
 from ssvmbench.solvers.base import Solver
-from ssvmbench.tasks.chain import (add_direction, buffers, direction_dot, direction_sqnorm,
-                                   hamming, init_marginals, loss_unit, marginals_residual,
-                                   mistakes, move_marginals, unary_scores, viterbi,
-                                   weights_from_average)
+from ssvmbench.tasks.chain import buffers
+from ssvmbench.tasks.kernels import (add_direction, decode, direction_dot, direction_sqnorm,
+                                     dual_residual, init_marginals, move_marginals, scores,
+                                     weights_from_average)
 
 
 @nb.njit(cache=True)
@@ -25,24 +25,21 @@ def bcfw_steps(w, ell, mu, Psum, blocks, ell_i, dims, data, normalized, order, l
     """Algorithm 4 for the examples ``order``; returns the new step counter ``k`` and
     the blocks (whose pool may have grown). The averages are kept of the dual state
     ``(mu, Psum)`` (cheaper per step than of ``w``)."""
-    offsets, labels = data[0], data[1]
+    offsets = data[0]
     n = len(offsets) - 1
-    L = dims[1]
-    U, delta, y, R, E = buffers(max_len, L)
+    U, delta, y, R, E = buffers(max_len, dims[1])
     x_dense = np.zeros(dims[0])
     no_U, no_C = np.empty((0, 0)), np.empty(0)
     for i in order:
         t0 = offsets[i]
-        T = unary_scores(w, 1.0, dims, data, i, U)
-        gold = labels[t0:t0 + T]
-        viterbi(w, 1.0, dims, U, T, gold, loss_unit(normalized, T), delta, y)
-        loss = hamming(gold, y, T) if normalized else float(mistakes(gold, y, T))
-        marginals_residual(mu, blocks, i, t0, y, T, R, E)
+        T = scores(w, 1.0, dims, data, i, U)
+        loss = decode(w, dims, data, normalized, i, U, T, delta, y)
+        dual_residual(mu, blocks, data, i, t0, y, T, R, E)
         if line_search:
             sq = direction_sqnorm(dims, data, t0, T, R, E, x_dense)
             gamma = 0.0
             if sq > 0.0:
-                gap_i = direction_dot(w, dims, U, T, R, E) - n * ell_i[i] + loss
+                gap_i = direction_dot(w, dims, data, U, T, R, E) - n * ell_i[i] + loss
                 gamma = min(max(lam * n * gap_i / sq, 0.0), 1.0)
         else:
             gamma = 2.0 * n / (k + 2.0 * n)
@@ -50,7 +47,8 @@ def bcfw_steps(w, ell, mu, Psum, blocks, ell_i, dims, data, normalized, order, l
         start_step(kinds, k, avg_U, S, C, Lsum)
         if gamma > 0.0:
             add_direction(w, -gamma / (lam * n), dims, data, t0, T, R, E, no_U, no_C)
-            blocks = move_marginals(mu, Psum, blocks, i, t0, T, gamma, R, E, avg_U, C)
+            blocks = move_marginals(mu, Psum, blocks, data, i, t0, T, gamma, R, E, avg_U,
+                                        C)
             new_ell_i = (1.0 - gamma) * ell_i[i] + gamma * loss / n
             ell[0] += new_ell_i - ell_i[i]
             ell_i[i] = new_ell_i
@@ -67,9 +65,9 @@ class BCFW(Solver):
         self.w = np.zeros(task.d)
         self.ell = np.zeros(1)
         self.ell_i = np.zeros(task.n)
-        n_mu = task.n_tokens * task.n_labels
+        n_mu = task.n_rows * task.n_labels
         self.alpha = np.empty(self.averaged_size())   # averaged dual state: (mu, Psum)
-        self.mu = self.alpha[:n_mu].reshape(task.n_tokens, task.n_labels)
+        self.mu = self.alpha[:n_mu].reshape(task.n_rows, task.n_labels)
         self.Psum = self.alpha[n_mu:]
         self.blocks = init_marginals(task.data, self.mu, self.Psum)
 
@@ -86,7 +84,7 @@ class BCFW(Solver):
     def averaged_size(self):
         """BCFW averages its factored dual state ``(mu, Psum)``."""
         t = self.task
-        return t.n_tokens * t.n_labels + t.n_labels**2
+        return t.n_rows * t.n_labels + t.n_labels**2
 
     def state(self):
         return 1.0, self.w, self.ell[0]

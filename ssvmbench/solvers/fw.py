@@ -12,7 +12,7 @@ import numpy as np
 
 from ssvmbench.solvers.averaging import end_step, start_step
 from ssvmbench.solvers.base import Solver
-from ssvmbench.tasks.oracles import mean_hinge_and_gradient
+from ssvmbench.tasks.kernels import mean_hinge_and_gradient
 
 
 class FW(Solver):

@@ -15,24 +15,19 @@ import numpy as np
 from ssvmbench.errors import UserError
 from ssvmbench.solvers.averaging import end_step, fold, start_step
 from ssvmbench.solvers.base import Solver
-from ssvmbench.tasks.chain import add_direction, buffers, loss_unit, unary_scores
-from ssvmbench.tasks.oracles import hinge_oracle
+from ssvmbench.tasks.chain import buffers
+from ssvmbench.tasks.kernels import add_direction, example_oracle, scores
 
 
 @nb.njit(cache=True)
 def sgd_steps(v, scale, dims, data, normalized, order, lam, gamma0, t0, k, kind, K, mu,
               bufs, kinds, avg_U, S, C, Lsum, max_len):
     """SGD steps for the examples ``order``; returns the new step counter ``k``."""
-    offsets, labels = data[0], data[1]
-    L = dims[1]
-    U, _, y, R, E = buffers(max_len, L)
+    U, _, y, R, E = buffers(max_len, dims[1])
     a = scale[0]
     for i in order:
-        t0_i = offsets[i]
-        T = unary_scores(v, a, dims, data, i, U)
-        gold = labels[t0_i:t0_i + T]
-        hinge_oracle(kind, K, mu, v, a, dims, U, T, gold, loss_unit(normalized, T), bufs, y,
-                     R, E)
+        T = scores(v, a, dims, data, i, U)
+        example_oracle(kind, K, mu, v, a, dims, data, normalized, i, U, T, bufs, y, R, E)
         gamma = gamma0 / (1.0 + k / t0)
         k += 1
         start_step(kinds, k, avg_U, S, C, Lsum)
@@ -41,7 +36,7 @@ def sgd_steps(v, scale, dims, data, normalized, order, lam, gamma0, t0, k, kind,
             a = 1.0
         else:
             a *= shrink
-        add_direction(v, -gamma / a, dims, data, t0_i, T, R, E, avg_U, C)
+        add_direction(v, -gamma / a, dims, data, data[0][i], T, R, E, avg_U, C)
         end_step(kinds, k, S, C, Lsum, a, 0.0)
         if a < 1e-6:
             fold(avg_U, C, v)

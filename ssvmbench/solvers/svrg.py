@@ -28,8 +28,9 @@ import numpy as np
 from ssvmbench.errors import UserError
 from ssvmbench.solvers.base import Solver
 from ssvmbench.tasks import transitions
-from ssvmbench.tasks.chain import add_direction, buffers, loss_unit, unary_scores
-from ssvmbench.tasks.oracles import hinge_oracle, mean_hinge_and_gradient
+from ssvmbench.tasks.chain import buffers
+from ssvmbench.tasks.kernels import (add_direction, example_oracle, mean_hinge_and_gradient,
+                                     scores)
 
 
 @nb.njit(cache=True)
@@ -38,7 +39,7 @@ def token_scores(w, dims, data, out):
     so that steps read it instead of gathering from another d-vector)."""
     offsets = data[0]
     for i in range(len(offsets) - 1):
-        unary_scores(w, 1.0, dims, data, i, out[offsets[i]:offsets[i + 1]])
+        scores(w, 1.0, dims, data, i, out[offsets[i]:offsets[i + 1]])
 
 
 @nb.njit(cache=True)
@@ -46,7 +47,7 @@ def svrg_steps(v, ab, c, anchor, Uc, Ua, dims, data, normalized, order, lam, kap
                K, mu, bufs, max_len):
     """SVRG steps for the examples ``order`` on the lazy iterate (``ab = [a, b]``); ``Uc``
     and ``Ua`` are the token scores of ``c`` and of the anchor (:func:`token_scores`)."""
-    offsets, labels = data[0], data[1]
+    offsets = data[0]
     F, L = dims
     tail = F * L
     U, _, y, R, E = buffers(max_len, L)
@@ -56,13 +57,11 @@ def svrg_steps(v, ab, c, anchor, Uc, Ua, dims, data, normalized, order, lam, kap
     a, b = ab[0], ab[1]
     for i in order:
         t0 = offsets[i]
-        T = unary_scores(v, a, dims, data, i, U)
+        T = scores(v, a, dims, data, i, U)
         U[:T] += b * Uc[t0:t0 + T]
-        gold = labels[t0:t0 + T]
-        unit = loss_unit(normalized, T)
-        hinge_oracle(kind, K, mu, v, a, dims, U, T, gold, unit, bufs, y, R, E)
-        hinge_oracle(kind, K, mu, anchor, 1.0, dims, Ua[t0:t0 + T], T, gold, unit, bufs, y, R2,
-                     E2)
+        example_oracle(kind, K, mu, v, a, dims, data, normalized, i, U, T, bufs, y, R, E)
+        example_oracle(kind, K, mu, anchor, 1.0, dims, data, normalized, i, Ua[t0:t0 + T], T,
+                       bufs, y, R2, E2)
         R[:T] -= R2[:T]
         E[2][0] = transitions.add_sorted(E[0], E[1], E[2][0], E2[0], E2[1], E2[2][0], -1.0)
         a *= rho
@@ -99,7 +98,7 @@ class SVRG(Solver):
         self.v, self.c, self.anchor = (np.zeros(d) for _ in range(3))
         self.center = np.zeros(d)             # z of eq. (4); unused while kappa = 0
         self.ab = np.array([1.0, 0.0])
-        self.Uc, self.Ua = (np.empty((task.n_tokens, task.n_labels)) for _ in range(2))
+        self.Uc, self.Ua = (np.empty((task.n_rows, task.n_labels)) for _ in range(2))
         self.kappa, self.mu = 0.0, self.oracle.mu
         self._left = 0                        # steps left in the current epoch
         self._bufs = self.oracle.buffers(task.max_len, task.n_labels)

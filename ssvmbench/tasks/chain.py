@@ -39,18 +39,19 @@ class ChainTask:
         if loss not in self.LOSSES:
             raise UserError(f"loss={loss}: choose one of {list(self.LOSSES)}")
         self.dataset = ds
+        self.loss = loss
         self.normalized = loss == "normalized_hamming"
         self.data = (ds.offsets, ds.labels, ds.feat_ptr, ds.feat_idx, ds.feat_val)
         self.dims = (ds.n_features, ds.n_labels)
         self.n = ds.n
-        self.n_tokens = ds.n_tokens
+        self.n_rows = ds.n_tokens              # score rows of the kernels: the tokens
         self.n_labels = ds.n_labels
         self.d = ds.n_features * ds.n_labels + ds.n_labels**2 + 2 * ds.n_labels
         self.max_len = int(max_length(ds.offsets))
 
     def evaluate(self, w, with_hinge=True):
         """``(mean hinge, mean normalized Hamming, predicted labels)`` at ``w``."""
-        predictions = np.empty(self.n_tokens, dtype=np.int32)
+        predictions = np.empty(self.n_rows, dtype=np.int32)
         hinge, error = evaluate(w, self.dims, self.data, self.normalized, with_hinge,
                                 self.max_len, predictions)
         return hinge, error, predictions
@@ -206,6 +207,15 @@ def viterbi(w, ws, dims, U, T, gold, unit, delta, y_out):
     return best
 
 
+@nb.njit(cache=True)
+def decode(w, dims, data, normalized, i, U, T, delta, y):
+    """Max oracle for BCFW: loss-augmented Viterbi (BCFW eq. 2) for sequence ``i`` given its
+    unary scores ``U``, the labeling written to ``y``; returns its task loss."""
+    gold = data[1][data[0][i]:data[0][i] + T]
+    viterbi(w, 1.0, dims, U, T, gold, loss_unit(normalized, T), delta, y)
+    return hamming(gold, y, T) if normalized else float(mistakes(gold, y, T))
+
+
 # ------------------------------------------------- directions in w-space, never materialized
 #
 # A direction ``sum_t x_t (x) R_t + E + R_0 (first) + R_{T-1} (last)`` over the blocks
@@ -248,7 +258,7 @@ def direction_sqnorm(dims, data, t0, T, R, E, x_dense):
 
 
 @nb.njit(cache=True)
-def direction_dot(w, dims, U, T, R, E):
+def direction_dot(w, dims, data, U, T, R, E):
     """``<w, direction>`` given the unary scores ``U`` of ``w``."""
     F, L = dims
     off_trans = F * L
@@ -327,7 +337,7 @@ def psi_residual(gold, y, T, R, E):
 
 
 @nb.njit(cache=True)
-def marginals_residual(mu, blocks, i, t0, y, T, R, E):
+def marginals_residual(mu, blocks, data, i, t0, y, T, R, E):
     """``(R, E)`` of ``phi(x_i, y) - sum_y' alpha_i(y') phi(x_i, y')`` (factored alpha_i)."""
     L = mu.shape[1]
     for t in range(T):
@@ -360,7 +370,7 @@ def init_marginals(data, mu, Psum):
 
 
 @nb.njit(cache=True)
-def move_marginals(mu, Psum, blocks, i, t0, T, gamma, R, E, U, C):
+def move_marginals(mu, Psum, blocks, data, i, t0, T, gamma, R, E, U, C):
     """``alpha_i <- (1 - gamma) alpha_i + gamma e_y`` in factored form, given the residual
     ``(R, E)`` of ``y`` from :func:`marginals_residual`; returns the blocks (the pool may
     have grown). ``mu`` and ``Psum`` are views of one flat state vector (``mu`` first);

@@ -19,8 +19,7 @@ import numpy as np
 
 from ssvmbench.errors import UserError
 from ssvmbench.tasks import smoothing, transitions
-from ssvmbench.tasks.chain import (add_direction, buffers, labeling_score, loss_unit,
-                                   psi_residual, unary_scores, viterbi)
+from ssvmbench.tasks.chain import labeling_score, loss_unit, psi_residual, viterbi
 
 KINDS = {"max": 0, "topk": 1, "exp": 2}
 
@@ -104,18 +103,9 @@ def hinge_oracle(kind, K, mu, w, ws, dims, U, T, gold, unit, bufs, y, R, E):
 
 
 @nb.njit(cache=True)
-def mean_hinge_and_gradient(w, dims, data, normalized, kind, K, mu, bufs, max_len, g):
-    """``g = 1/n sum_i grad f_i(w)``; returns ``1/n sum_i f_i(w)`` (n oracle calls)."""
-    offsets, labels = data[0], data[1]
-    n = len(offsets) - 1
-    U, _, y, R, E = buffers(max_len, dims[1])
-    no_U, no_C = np.empty((0, 0)), np.empty(0)
-    g[:] = 0.0
-    total = 0.0
-    for i in range(n):
-        t0 = offsets[i]
-        T = unary_scores(w, 1.0, dims, data, i, U)
-        total += hinge_oracle(kind, K, mu, w, 1.0, dims, U, T, labels[t0:t0 + T],
-                              loss_unit(normalized, T), bufs, y, R, E)
-        add_direction(g, 1.0 / n, dims, data, t0, T, R, E, no_U, no_C)
-    return total / n
+def example_oracle(kind, K, mu, w, ws, dims, data, normalized, i, U, T, bufs, y, R, E):
+    """:func:`hinge_oracle` for sequence ``i`` of ``data`` (its gold labels and task loss),
+    in the signature every task shares (:mod:`ssvmbench.tasks.kernels`)."""
+    t0 = data[0][i]
+    return hinge_oracle(kind, K, mu, w, ws, dims, U, T, data[1][t0:t0 + T],
+                        loss_unit(normalized, T), bufs, y, R, E)

@@ -1,0 +1,68 @@
+"""The one seam between solvers and tasks: kernels that solvers call, dispatched at compile
+time on the type of the task's ``data`` (DESIGN.md: "the oracle interface as the one seam
+between solvers and tasks").
+
+Each name below runs the chain kernel (:mod:`ssvmbench.tasks.chain`,
+:mod:`ssvmbench.tasks.oracles`) or the box kernel (:mod:`ssvmbench.tasks.boxes`) of the same
+signature, chosen by numba's ``overload`` when the calling solver kernel is compiled, so one
+solver kernel serves every task and stays cacheable. A task's arrays: ``U`` its score rows
+(chain: tokens x labels; boxes: candidates x 1), a direction ``(R, E)`` in ``w``-space, the
+factored BCFW dual state ``(mu, Psum, blocks)``.
+"""
+
+import numba as nb
+import numpy as np
+from numba import types
+from numba.extending import overload
+
+from ssvmbench.tasks import boxes, chain, oracles
+
+
+def _is_boxes(arg_types):
+    return any(isinstance(t, types.BaseNamedTuple) and t.instance_class is boxes.BoxData
+               for t in arg_types)
+
+
+def _dispatch(chain_kernel, box_kernel):
+    """A function (callable from Python and from compiled code) that runs ``box_kernel``
+    when one of its arguments is :class:`~ssvmbench.tasks.boxes.BoxData`, else
+    ``chain_kernel``."""
+    def generic(*args):
+        boxed = any(isinstance(a, boxes.BoxData) for a in args)
+        return (box_kernel if boxed else chain_kernel)(*args)
+
+    @overload(generic)
+    def _choose(*args):
+        kernel = box_kernel if _is_boxes(args) else chain_kernel
+        return lambda *args: kernel(*args)
+
+    generic.__doc__ = chain_kernel.__doc__
+    return generic
+
+
+scores = _dispatch(chain.unary_scores, boxes.scores)
+example_oracle = _dispatch(oracles.example_oracle, boxes.example_oracle)
+decode = _dispatch(chain.decode, boxes.decode)
+add_direction = _dispatch(chain.add_direction, boxes.add_direction)
+direction_sqnorm = _dispatch(chain.direction_sqnorm, boxes.direction_sqnorm)
+direction_dot = _dispatch(chain.direction_dot, boxes.direction_dot)
+dual_residual = _dispatch(chain.marginals_residual, boxes.dual_residual)
+init_marginals = _dispatch(chain.init_marginals, boxes.init_marginals)
+move_marginals = _dispatch(chain.move_marginals, boxes.move_marginals)
+weights_from_average = _dispatch(chain.weights_from_average, boxes.weights_from_average)
+
+
+@nb.njit(cache=True)
+def mean_hinge_and_gradient(w, dims, data, normalized, kind, K, mu, bufs, max_len, g):
+    """``g = 1/n sum_i grad f_i(w)``; returns ``1/n sum_i f_i(w)`` (n oracle calls)."""
+    n = len(data[0]) - 1
+    U, _, y, R, E = chain.buffers(max_len, dims[1])
+    no_U, no_C = np.empty((0, 0)), np.empty(0)
+    g[:] = 0.0
+    total = 0.0
+    for i in range(n):
+        T = scores(w, 1.0, dims, data, i, U)
+        total += example_oracle(kind, K, mu, w, 1.0, dims, data, normalized, i, U, T, bufs, y,
+                                R, E)
+        add_direction(g, 1.0 / n, dims, data, data[0][i], T, R, E, no_U, no_C)
+    return total / n
