@@ -48,32 +48,38 @@ def load_voc(root=None, object_class="cat", label_file=None, features_dir=None,
         raise UserError(f"data=voc: {label_path} is not a label pickle (image_ids, labels, "
                         f"boxes, projected_boxes, ious): {err}") from None
     digest = hashlib.sha256(label_path.read_bytes())
-    features, all_boxes, all_ious, counts = [], [], [], []
-    for image_id, image_boxes, image_ious in zip(image_ids, boxes, ious):
-        path = feature_path / f"{int(image_id):06d}_{object_class}.npy"
+    order = np.random.RandomState(1).permutation(len(image_ids))
+    cut = len(order) * 3 // 4
+    train, test = (_read_images(f"voc_{object_class}", picks, image_ids, boxes, ious,
+                                feature_path, object_class, max_boxes, dim, digest)
+                   for picks in (order[:cut], order[cut:]))
+    return SplitData(train=train, test=test,
+                     variant=f"VOC 2007 {object_class}: {cut} train / {len(order) - cut} test "
+                             f"images (authors' 3/4 split), up to {max_boxes} boxes, d={dim}",
+                     checksum=digest.hexdigest(), source=str(label_path), metric="ap")
+
+
+def _read_images(name, picks, image_ids, boxes, ious, feature_path, object_class, max_boxes,
+                 dim, digest):
+    """The images ``picks`` as a :class:`BoxDataset`, features read straight into one
+    preallocated float32 array (memory: the split's features once)."""
+    all_boxes = [np.asarray(boxes[k], dtype=float)[:max_boxes] for k in picks]
+    all_ious = [np.asarray(ious[k], dtype=float)[:max_boxes] for k in picks]
+    offsets = np.concatenate([[0], np.cumsum([len(b) for b in all_boxes])]).astype(np.int64)
+    features = np.empty((offsets[-1], dim), dtype=np.float32)
+    for j, k in enumerate(picks):
+        path = feature_path / f"{int(image_ids[k]):06d}_{object_class}.npy"
         if not path.exists():
             raise UserError(f"data=voc: feature file {path} not found ({WHERE}); "
                             "set data.features_dir=DIR")
         x = np.load(path)
-        b = np.asarray(image_boxes, dtype=float)[:max_boxes]
-        o = np.asarray(image_ious, dtype=float)[:max_boxes]
         x = x.reshape(-1, dim)[:max_boxes] if x.size % dim == 0 else x.reshape(-1, 1)
+        b, o = all_boxes[j], all_ious[j]
         if not (len(x) == len(b) == len(o)) or b.shape[1:] != (4,):
-            raise UserError(f"data=voc: image {image_id}: {x.size} feature numbers (not "
+            raise UserError(f"data=voc: image {image_ids[k]}: {x.size} feature numbers (not "
                             f"{len(b)} rows of data.dim={dim}), {len(b)} boxes and {len(o)} "
                             "IoUs; they must match (check data.dim and data.max_boxes)")
         digest.update(x.tobytes())
-        features.append(x.astype(np.float32))
-        all_boxes.append(b)
-        all_ious.append(o)
-        counts.append(len(x))
-    full = BoxDataset(f"voc_{object_class}",
-                      np.concatenate([[0], np.cumsum(counts)]).astype(np.int64),
-                      np.concatenate(features), np.concatenate(all_boxes),
-                      np.concatenate(all_ious), np.asarray(image_ids))
-    order = np.random.RandomState(1).permutation(full.n)
-    cut = full.n * 3 // 4
-    return SplitData(train=full.subset(order[:cut]), test=full.subset(order[cut:]),
-                     variant=f"VOC 2007 {object_class}: {cut} train / {full.n - cut} test "
-                             f"images (authors' 3/4 split), up to {max_boxes} boxes, d={dim}",
-                     checksum=digest.hexdigest(), source=str(label_path), metric="ap")
+        features[offsets[j]:offsets[j + 1]] = x
+    return BoxDataset(name, offsets, features, np.concatenate(all_boxes),
+                      np.concatenate(all_ious), np.asarray(image_ids)[picks])
