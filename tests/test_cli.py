@@ -56,6 +56,23 @@ def test_single_run_writes_exactly_one_log(data_root, tmp_path):
     assert read_log(logs[0])[1]["status"] == "finished"
 
 
+def test_box_localization_run_on_synthetic_scenes(tmp_path):
+    """data=voc_synthetic end to end: the log says SYNTHETIC and scores with the VOC AP."""
+    run_dir = tmp_path / "boxes"
+    ssvmbench("run", "solver=sc_svrg", "data=voc_synthetic", "data.n_train=20",
+              "data.n_test=10", "lambda=10/n", "oracle=topk", "oracle.K=3", "oracle.mu=0.1",
+              "solver.passes=6", "solver.lr=0.01", f"hydra.run.dir={run_dir}", cwd=tmp_path)
+    trace, attrs = read_log(run_dir / "run.h5")
+    assert attrs["status"] == "finished" and attrs["test_metric"] == "ap"
+    assert attrs["data_variant"].startswith("SYNTHETIC") and attrs["loss"] == "one_minus_iou"
+    assert attrs["n"] == 20 and attrs["d"] == 63 and attrs["oracle"] == "topk"
+    assert trace["test_metric"].between(0, 1).all() and trace["primal"].iloc[-1] < 1.0
+    bad = ssvmbench("run", "data=voc", f"data.root={tmp_path}", f"hydra.run.dir={tmp_path}/x",
+                    cwd=tmp_path, check=False)
+    assert bad.returncode == 2
+    assert "cat_labels.pkl not found" in bad.stderr and not (tmp_path / "x" / "run.h5").exists()
+
+
 def test_lambda_one_over_n_and_fractional_log_checkpoints(data_root, tmp_path):
     run_dir = tmp_path / "inv"
     ssvmbench("run", "solver=ssg", "lambda=1/n", "solver.passes=1", "eval.log_start=0.1",
