@@ -1,7 +1,7 @@
 """Checkpoints: when to evaluate, and what is measured (BCFW Appendix F, DESIGN.md).
 
 At a checkpoint the solver is paused; for every iterate it keeps we compute the primal
-``lam/2 ||w||^2 + 1/n sum_i H_i(w)`` (one full max-oracle pass, not counted in effective
+``lam/2 ||w||^2 + l1 ||w||_1 + 1/n sum_i H_i(w)`` (one full max-oracle pass, not counted in effective
 passes), its dual value (dual methods), the duality gap ``primal - dual`` (for ``w = A alpha``
 this is exactly the Frank-Wolfe gap of BCFW Section 4), the train loss and test error
 (the mean task loss of the predictions: normalized Hamming, or 1 - IoU for boxes), the
@@ -45,7 +45,7 @@ def measure(solver, train, test, metric="accuracy"):
         hinge, train_loss, _ = train.evaluate(w, with_hinge=True)
         _, test_error, predictions = test.evaluate(w, with_hinge=False)
         score = test_metric(metric, test.dataset, predictions)
-        primal = 0.5 * solver.lam * (w @ w) + hinge
+        primal = 0.5 * solver.lam * (w @ w) + solver.l1 * np.abs(w).sum() + hinge
         for key, value in (("iterate", name), ("primal", primal), ("dual", dual),
                            ("gap", primal - dual), ("train_loss", train_loss),
                            ("test_error", test_error), ("test_metric", score),

@@ -20,14 +20,14 @@ from ssvmbench.monitor import measure, schedule
 from ssvmbench.runlog import Interrupted, RunLog
 from ssvmbench.solvers import make_solver
 from ssvmbench.tasks import make_task
-from ssvmbench.tasks.oracles import Oracle
+from ssvmbench.tasks.oracles import Oracle, number
 
 LOG_NAME = "run.h5"
 _PER_N = re.compile(r"^\s*(?:(\d*\.?\d+(?:[eE][-+]?\d+)?)\s*/\s*n|inv_n)\s*$")
 
 
-def resolve_lambda(spec, n):
-    """``lambda`` as given on the command line -> a number; ``1/n``, ``inv_n`` and
+def resolve_lambda(spec, n, name="lambda", allow_zero=False):
+    """``lambda`` (or ``l1``) as given on the command line -> a number; ``1/n``, ``inv_n`` and
     ``C/n`` select ``C/n`` for the training-set size ``n`` (BCFW uses 1/n for CoNLL)."""
     if isinstance(spec, str):
         match = _PER_N.match(spec)
@@ -36,11 +36,38 @@ def resolve_lambda(spec, n):
         try:
             spec = float(spec)
         except ValueError:
-            raise UserError(f"lambda={spec} is not a number; give e.g. lambda=0.01, "
-                            "lambda=1/n or lambda=inv_n") from None
-    if isinstance(spec, bool) or not isinstance(spec, (int, float)) or not spec > 0:
-        raise UserError(f"lambda={spec} must be a positive number (or 1/n, inv_n)")
+            raise UserError(f"{name}={spec} is not a number; give e.g. {name}=0.01, "
+                            f"{name}=1/n or {name}=inv_n") from None
+    number_given = isinstance(spec, (int, float)) and not isinstance(spec, bool)
+    if not number_given or not (spec >= 0 if allow_zero else spec > 0):
+        kind = "non-negative" if allow_zero else "positive"
+        raise UserError(f"{name}={spec} must be a {kind} number (or 1/n, inv_n)")
     return float(spec)
+
+
+def resolve_objective(cfg, n):
+    """``(lam, l1)`` of the objective ``lam/2 ||w||^2 + l1 ||w||_1 + 1/n sum_i H_i(w)``: from
+    ``lambda`` (default 0.01) and ``l1`` (default 0), or from SAP's parameters ``C``, ``rho1``,
+    ``rho2`` (OP5: ``rho1 ||w||_1 + rho2/2 ||w||^2 + C sum_i xi_i``, divided by ``C n``):
+    ``lam = rho2 / (C n)``, ``l1 = rho1 / (C n)``, with ``rho2 = 1 - rho1`` by default as in
+    SAP Section V."""
+    C, rho1, rho2 = cfg.get("C"), cfg.get("rho1"), cfg.get("rho2")
+    if C is None:
+        if rho1 is not None or rho2 is not None:
+            raise UserError("rho1= and rho2= go with C= (SAP's parameters); give C too, or use "
+                            "lambda= and l1=")
+        lam = resolve_lambda(0.01 if cfg["lambda"] is None else cfg["lambda"], n)
+        l1 = 0.0 if cfg.l1 is None else resolve_lambda(cfg.l1, n, "l1", allow_zero=True)
+        return lam, l1
+    if cfg["lambda"] is not None or cfg.l1 is not None:
+        raise UserError("give either lambda= / l1= or SAP's C= / rho1= / rho2=, not both")
+    C = number("C", C)
+    rho1 = 0.0 if rho1 is None else number("rho1", rho1)
+    rho2 = 1.0 - rho1 if rho2 is None else number("rho2", rho2)
+    if not (C > 0 and rho1 >= 0 and rho2 > 0):
+        raise UserError(f"C={C}, rho1={rho1}, rho2={rho2}: need C > 0, rho1 >= 0 and rho2 > 0 "
+                        "(rho2 defaults to 1 - rho1)")
+    return rho2 / (C * n), rho1 / (C * n)
 
 
 def load_tasks(cfg):
@@ -55,12 +82,12 @@ def prepare(cfg):
     """Everything a run needs, validated before any result is written:
     ``(solver, train task, test task, split, lam)``."""
     split, train, test = load_tasks(cfg)
-    lam = resolve_lambda(cfg["lambda"], train.n)
+    lam, l1 = resolve_objective(cfg, train.n)
     options = OmegaConf.to_container(cfg.solver, resolve=True)
     solver_name = options.pop("name")
     options.pop("passes")
     oracle = Oracle(**OmegaConf.to_container(cfg.oracle, resolve=True))
-    solver = make_solver(solver_name, train, lam, options, int(cfg.seed), oracle)
+    solver = make_solver(solver_name, train, lam, options, int(cfg.seed), oracle, l1)
     return solver, train, test, split, lam
 
 
@@ -130,13 +157,15 @@ def _attributes(cfg, solver, split, lam):
         "data_source": split.source,
         "dataset_checksum": split.checksum,
         "lambda": lam,
-        "lambda_spec": str(cfg["lambda"]),
+        "lambda_spec": str(cfg["lambda"] if cfg.get("C") is None else
+                           f"C={cfg.C} rho1={cfg.rho1} rho2={cfg.rho2}"),
+        "l1": solver.l1,
         "seed": int(cfg.seed),
         "n": solver.task.n,
         "d": solver.task.d,
         "n_test": split.test.n,
         "test_metric": split.metric,
-        "objective": "lam/2 ||w||^2 + 1/n sum_i H_i(w)  (BCFW eq. 3)",
+        "objective": "lam/2 ||w||^2 + l1 ||w||_1 + 1/n sum_i H_i(w)  (BCFW eq. 3; SAP OP5 / (C n))",
         "loss": solver.task.loss,
         "iterates": ",".join(solver.iterate_names),
         "oracle": solver.oracle.name,

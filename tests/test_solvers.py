@@ -82,6 +82,7 @@ def test_ssg_reaches_the_bcfw_optimum():
 
 AVERAGING = sorted(name for name, cls in SOLVERS.items() if "wavg" in cls.default_iterates)
 SMOOTHING = {"sc_svrg": Oracle("topk", 3, 0.5)}       # solvers that need a smooth oracle
+REQUIRED = {"l1_subgradient": {"epsilon": 5.0}}       # options without a default
 
 
 @pytest.mark.parametrize("name", AVERAGING)
@@ -107,8 +108,9 @@ def test_averages_equal_their_definitions(name):
 
 @pytest.mark.parametrize("name", sorted(SOLVERS))
 def test_same_seed_same_trajectory_whatever_the_checkpoints(name):
-    a = make_solver(name, TASK, LAM, {}, 7, SMOOTHING.get(name))
-    b = make_solver(name, TASK, LAM, {}, 7, SMOOTHING.get(name))
+    options = REQUIRED.get(name, {})
+    a = make_solver(name, TASK, LAM, options, 7, SMOOTHING.get(name))
+    b = make_solver(name, TASK, LAM, options, 7, SMOOTHING.get(name))
     a.run_until(3 * TASK.n)
     for calls in (5, 17, TASK.n, 2 * TASK.n + 3, 3 * TASK.n):
         b.run_until(calls)

@@ -1,7 +1,8 @@
 """The call shape every solver shares (in the spirit of benchopt / copt).
 
-A solver is built from a task, the regularization ``lam`` of the objective
-``lam/2 ||w||^2 + 1/n sum_i H_i(w)`` (BCFW eq. 3), its options and a seed; it
+A solver is built from a task, the regularization ``lam`` (and ``l1``) of the objective
+``lam/2 ||w||^2 + l1 ||w||_1 + 1/n sum_i H_i(w)`` (BCFW eq. 3; SAP's elastic net OP5 divided
+by ``C n``), its options and a seed; it
 advances with :meth:`run_until` (a number of oracle calls, run in compiled code) and
 exposes its iterates for the monitor. Adding a solver = one module + one config.
 """
@@ -24,10 +25,19 @@ class Solver(ABC):
     numbers = {}             # numeric option -> default (None: the solver derives it)
     oracles = ("max",)       # the oracles (ssvmbench.tasks.oracles) it can call
     default_iterates = ("raw", "wavg")
+    elastic_net = False      # may it run with l1 > 0 (elastic-net objective logged)?
+    tasks = ("chain", "boxes")
 
-    def __init__(self, task, lam, options, seed, oracle=None):
+    def __init__(self, task, lam, options, seed, oracle=None, l1=0.0):
         self.task = task
         self.lam = float(lam)
+        self.l1 = float(l1)
+        if self.l1 > 0 and not self.elastic_net:
+            raise UserError(f"solver {self.name} minimizes the L2-regularized objective; "
+                            f"l1={self.l1:g} > 0 (or rho1 > 0) needs solver=sap")
+        if task.kind not in self.tasks:
+            raise UserError(f"solver {self.name} runs on {' and '.join(self.tasks)} tasks, "
+                            f"not on {task.kind} (data={task.dataset.name})")
         self.oracle = oracle or Oracle()
         if self.oracle.name not in self.oracles:
             raise UserError(f"solver {self.name} takes oracle={'|'.join(self.oracles)}, not "

@@ -60,8 +60,8 @@ class BCFW(Solver):
     name = "bcfw"
     options = {"step": ("line_search", "predefined"), "sampling": ("uniform", "permutation")}
 
-    def __init__(self, task, lam, options, seed, oracle=None):
-        super().__init__(task, lam, options, seed, oracle)
+    def __init__(self, task, lam, options, seed, oracle=None, l1=0.0):
+        super().__init__(task, lam, options, seed, oracle, l1)
         self.w = np.zeros(task.d)
         self.ell = np.zeros(1)
         self.ell_i = np.zeros(task.n)

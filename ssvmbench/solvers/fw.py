@@ -19,8 +19,8 @@ class FW(Solver):
     name = "fw"
     options = {"step": ("line_search", "predefined")}
 
-    def __init__(self, task, lam, options, seed, oracle=None):
-        super().__init__(task, lam, options, seed, oracle)
+    def __init__(self, task, lam, options, seed, oracle=None, l1=0.0):
+        super().__init__(task, lam, options, seed, oracle, l1)
         self.w = np.zeros(task.d)
         self.ell = 0.0
         self._g = np.empty(task.d)

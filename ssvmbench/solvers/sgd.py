@@ -53,8 +53,8 @@ class SGD(Solver):
     options = {"step": ("decay", "pegasos"), "sampling": ("uniform", "permutation")}
     numbers = {"gamma0": 0.1, "t0": 1000.0}     # tuned on CoNLL-2003 (README, issue 4)
 
-    def __init__(self, task, lam, options, seed, oracle=None):
-        super().__init__(task, lam, options, seed, oracle)
+    def __init__(self, task, lam, options, seed, oracle=None, l1=0.0):
+        super().__init__(task, lam, options, seed, oracle, l1)
         if self.opts["step"] == "pegasos":
             self.gamma0, self.t0 = 1.0 / self.lam, 1.0
         else:

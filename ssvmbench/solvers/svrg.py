@@ -88,8 +88,8 @@ class SVRG(Solver):
     options = {"sampling": ("uniform", "permutation")}
     numbers = {"lr": 0.001}                      # tuned on CoNLL-2003 (README, issue 4)
 
-    def __init__(self, task, lam, options, seed, oracle=None):
-        super().__init__(task, lam, options, seed, oracle)
+    def __init__(self, task, lam, options, seed, oracle=None, l1=0.0):
+        super().__init__(task, lam, options, seed, oracle, l1)
         if self.iterate_names != ["raw"]:
             raise UserError(f"solver {self.name} logs its raw iterate only: "
                             f"solver.iterates=[raw], not {self.iterate_names}")
@@ -160,8 +160,8 @@ class SCSVRG(SVRG):
     options = {"scheme": ("adapt", "const"), "sampling": ("uniform", "permutation")}
     numbers = {"lr": 0.001, "decay": 0.5, "kappa": None}
 
-    def __init__(self, task, lam, options, seed, oracle=None):
-        super().__init__(task, lam, options, seed, oracle)
+    def __init__(self, task, lam, options, seed, oracle=None, l1=0.0):
+        super().__init__(task, lam, options, seed, oracle, l1)
         if self.opts["scheme"] == "adapt":
             self.decay = self.opts["decay"]
             if not 0 < self.decay <= 1:

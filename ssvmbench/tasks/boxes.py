@@ -38,6 +38,7 @@ class BoxTask:
     :class:`~ssvmbench.tasks.chain.ChainTask`: a "row" is a candidate, one "label")."""
 
     LOSSES = ("one_minus_iou",)
+    kind = "boxes"
 
     def __init__(self, ds: BoxDataset):
         self.dataset = ds

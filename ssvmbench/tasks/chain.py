@@ -34,6 +34,7 @@ class ChainTask:
     """
 
     LOSSES = ("normalized_hamming", "hamming")
+    kind = "chain"
 
     def __init__(self, ds: ChainDataset, loss="normalized_hamming"):
         if loss not in self.LOSSES:

@@ -1,0 +1,216 @@
+"""Sequential alternating proximal method (SAP) for the elastic-net structural SVM
+(Balamurugan, Shevade, Ravindra Babu; Algorithm 2, Section IV).
+
+In the objective ``lam/2 ||w||^2 + l1 ||w||_1 + 1/n sum_i H_i(w)`` (OP5 divided by ``C n``:
+``lam = rho2/(C n)``, ``l1 = rho1/(C n)``) the scaled dual OP7 reads, with ``u = 1/n sum_i
+sum_y alpha_i(y) psi_i(y)`` and ``b = beta/(C n)`` in the box ``[-l1, l1]^d``,
+
+    max  D(alpha, b) = 1/n sum_i sum_y alpha_i(y) L_i(y) - 1/(2 lam) ||u - b||^2,
+    w = (u - b) / lam                                                    (III.6)
+
+(``D = -OP7 / n``; ``l1 = 0`` gives the L2 dual of BCFW). Visiting example ``i``
+(Algorithm 2): the violator ``y^ = argmax_y g_i(y)``, ``g_i(y) = L_i(y) - <w, psi_i(y)>``
+(IV.15, loss-augmented Viterbi, one oracle call) joins the active set ``V_i``; the alpha-SUB
+(IV.13) over ``V_i`` is solved by SMO steps on the maximal violating pair, with the
+cost-to-move ``mu`` (``solver.mu``); then the beta step (IV.14) with cost-to-move ``nu``
+(``solver.nu``): ``b <- clip((u + kappa b) / (1 + kappa), -l1, l1)`` with ``kappa = nu rho2 C``,
+on every coordinate. Costs-to-move are in OP7's units with ``rho1 + rho2 = 1`` (Section V);
+the paper sets them to "small positive values". Coordinates that example ``i`` does not touch
+keep ``u`` fixed, so their pending beta steps are applied lazily in closed form,
+``b_k = clip(u + (b_0 - u) r^k)`` with ``r = kappa / (1 + kappa)`` (the unclipped iterates
+move monotonically towards ``u``), and a step costs what the example touches.
+
+``V_i`` holds at most ``solver.max_active`` labelings with ``alpha_i(y) > 0`` (entries that
+reach zero are dropped, as ``V_i = {y : alpha_i(y) > 0}`` in Section IV-A; a violator that
+finds a full set waits). The optimality measure ``zeta_i`` (IV.16) of the last visit of each
+example is kept (``zeta_max``). Chains only.
+"""
+
+import numba as nb
+import numpy as np
+
+from ssvmbench.errors import UserError
+from ssvmbench.solvers.base import Solver
+from ssvmbench.tasks.chain import (add_direction, buffers, direction_sqnorm, labeling_score,
+                                   loss_unit, mistakes, psi_residual, unary_scores, viterbi)
+
+
+@nb.njit(cache=True)
+def _catch_up(j, w, u, b, stamp, step, lam, l1, r):
+    """Bring coordinate ``j`` to beta step ``step`` (lazy closed form) and refresh ``w[j]``."""
+    k = step - stamp[j]
+    if k > 0:
+        v = u[j] + (b[j] - u[j]) * r ** k
+        b[j] = min(max(v, -l1), l1)
+        w[j] = (u[j] - b[j]) / lam
+        stamp[j] = step
+
+
+@nb.njit(cache=True)
+def _touched(dims, data, t0, T, out):
+    """Coordinates of ``w`` an example touches: its tokens' unary rows and the dense
+    transition / bias block; returns how many were written to ``out``."""
+    _, _, feat_ptr, feat_idx, _ = data
+    F, L = dims
+    m = 0
+    for p in range(feat_ptr[t0], feat_ptr[t0 + T]):
+        base = feat_idx[p] * L
+        for l in range(L):
+            out[m] = base + l
+            m += 1
+    for j in range(F * L, F * L + L * L + 2 * L):
+        out[m] = j
+        m += 1
+    return m
+
+
+@nb.njit(cache=True)
+def sap_steps(w, u, b, stamp, step, Y, alpha, loss, count, zeta, ell, dims, data, normalized,
+              order, lam, l1, mu, r, max_smo, max_len, max_touched):
+    """Algorithm 2 for the examples ``order``; returns the new beta-step counter."""
+    offsets, labels = data[0], data[1]
+    n = len(offsets) - 1
+    cap = Y.shape[0]
+    U, delta, y, R, E = buffers(max_len, dims[1])
+    x_dense = np.zeros(dims[0])
+    no_U, no_C = np.empty((0, 0)), np.empty(0)
+    touched = np.empty(max_touched, dtype=np.int64)
+    moved = np.zeros(cap)
+    g = np.empty(cap)
+    for i in order:
+        t0 = offsets[i]
+        T = offsets[i + 1] - t0
+        gold = labels[t0:t0 + T]
+        unit = loss_unit(normalized, T)
+        m = _touched(dims, data, t0, T, touched)
+        for q in range(m):
+            _catch_up(touched[q], w, u, b, stamp, step, lam, l1, r)
+        unary_scores(w, 1.0, dims, data, i, U)
+        top = viterbi(w, 1.0, dims, U, T, gold, unit, delta, y)      # (IV.15)
+        gold_score = labeling_score(w, 1.0, dims, U, T, gold)
+        low = np.inf
+        known = False
+        for k in range(count[i]):
+            Yk = Y[k, t0:t0 + T]
+            low = min(low, loss[i, k] + labeling_score(w, 1.0, dims, U, T, Yk) - gold_score)
+            same = True
+            for t in range(T):
+                if Yk[t] != y[t]:
+                    same = False
+                    break
+            known = known or same
+        zeta[i] = (top - gold_score) - low                               # (IV.16)
+        if not known and count[i] < cap:
+            k = count[i]
+            Y[k, t0:t0 + T] = y[:T]
+            alpha[i, k] = 0.0
+            loss[i, k] = mistakes(gold, y, T) * unit
+            count[i] += 1
+        moved[:count[i]] = 0.0
+        for _ in range(max_smo):                                         # alpha-SUB (IV.13)
+            for k in range(count[i]):
+                s = labeling_score(w, 1.0, dims, U, T, Y[k, t0:t0 + T])
+                g[k] = loss[i, k] + s - mu * moved[k]
+            p, q = 0, -1
+            for k in range(count[i]):
+                if g[k] > g[p]:
+                    p = k
+            for k in range(count[i]):
+                if k != p and alpha[i, k] > 0.0 and (q < 0 or g[k] < g[q]):
+                    q = k
+            if q < 0 or g[p] - g[q] <= 1e-12:
+                break
+            psi_residual(Y[q, t0:t0 + T], Y[p, t0:t0 + T], T, R, E)   # phi(y_q) - phi(y_p)
+            sq = direction_sqnorm(dims, data, t0, T, R, E, x_dense)
+            t = min(alpha[i, q], (g[p] - g[q]) / (sq / (lam * n) + 2.0 * mu))
+            alpha[i, p] += t
+            alpha[i, q] -= t
+            moved[p] += t
+            moved[q] -= t
+            ell[0] += t * (loss[i, p] - loss[i, q]) / n
+            add_direction(u, t / n, dims, data, t0, T, R, E, no_U, no_C)
+            add_direction(w, t / (lam * n), dims, data, t0, T, R, E, no_U, no_C)
+            unary_scores(w, 1.0, dims, data, i, U)
+        k = 0
+        while k < count[i]:                                  # V_i = {y : alpha_i(y) > 0}
+            if alpha[i, k] <= 0.0:
+                last = count[i] - 1
+                Y[k, t0:t0 + T] = Y[last, t0:t0 + T]
+                alpha[i, k], loss[i, k] = alpha[i, last], loss[i, last]
+                alpha[i, last] = 0.0
+                count[i] -= 1
+            else:
+                k += 1
+        step += 1                                                        # beta step (IV.14)
+        for q in range(m):
+            _catch_up(touched[q], w, u, b, stamp, step, lam, l1, r)
+    return step
+
+
+@nb.njit(cache=True)
+def catch_up_all(w, u, b, stamp, step, lam, l1, r):
+    """Apply every pending beta step (before ``w`` is read as a whole)."""
+    for j in range(len(w)):
+        _catch_up(j, w, u, b, stamp, step, lam, l1, r)
+
+
+class SAP(Solver):
+    name = "sap"
+    elastic_net = True
+    tasks = ("chain",)
+    default_iterates = ("raw",)
+    options = {"sampling": ("sequential", "permutation", "uniform")}
+    numbers = {"mu": 1e-3, "nu": 1e-3, "max_smo": 10, "max_active": 16}
+
+    def __init__(self, task, lam, options, seed, oracle=None, l1=0.0):
+        super().__init__(task, lam, options, seed, oracle, l1)
+        if self.iterate_names != ["raw"]:
+            raise UserError(f"solver sap logs its raw iterate only: solver.iterates=[raw], "
+                            f"not {self.iterate_names}")
+        mu, nu = self.opts["mu"], self.opts["nu"]
+        max_smo, cap = self.opts["max_smo"], self.opts["max_active"]
+        if not (mu >= 0 and nu >= 0):
+            raise UserError(f"solver.mu={mu}, solver.nu={nu}: costs-to-move must be >= 0")
+        if not (max_smo >= 1 and max_smo.is_integer() and cap >= 2 and cap.is_integer()):
+            raise UserError(f"solver.max_smo={max_smo} (>= 1) and solver.max_active={cap} "
+                            "(>= 2) must be whole numbers")
+        n, d = task.n, task.d
+        C = 1.0 / (n * (self.lam + self.l1))           # OP5's scale with rho1 + rho2 = 1
+        rho2 = self.lam / (self.lam + self.l1)
+        kappa = nu * rho2 * C
+        self.r = kappa / (1.0 + kappa)
+        self.max_smo = int(max_smo)
+        self.w, self.u, self.b = np.zeros(d), np.zeros(d), np.zeros(d)
+        self.stamp = np.zeros(d, dtype=np.int64)
+        self.step = 0
+        self.ell = np.zeros(1)
+        self.Y = np.zeros((int(cap), task.n_rows), dtype=np.int32)
+        self.Y[0] = task.dataset.labels
+        self.alpha = np.zeros((n, int(cap)))
+        self.alpha[:, 0] = 1.0
+        self.loss = np.zeros((n, int(cap)))
+        self.count = np.ones(n, dtype=np.int64)
+        self.zeta = np.full(n, np.inf)
+        F, L = task.dims
+        self._max_touched = int(np.max(np.add.reduceat(
+            np.diff(task.dataset.feat_ptr), task.dataset.offsets[:-1]))) * L + L * L + 2 * L
+
+    def next_indices(self, budget):
+        """Examples in order 1..n (Algorithm 2), unless ``solver.sampling`` says otherwise."""
+        if self.opts["sampling"] != "sequential":
+            return super().next_indices(budget)
+        start = self.oracle_calls % self.task.n
+        return np.arange(start, min(start + budget, self.task.n))
+
+    def advance(self, budget):
+        order = self.next_indices(budget)
+        t = self.task
+        self.step = sap_steps(self.w, self.u, self.b, self.stamp, self.step, self.Y,
+                              self.alpha, self.loss, self.count, self.zeta, self.ell, t.dims,
+                              t.data, t.normalized, order, self.lam, self.l1, self.opts["mu"],
+                              self.r, self.max_smo, t.max_len, self._max_touched)
+        return len(order)
+
+    def state(self):
+        catch_up_all(self.w, self.u, self.b, self.stamp, self.step, self.lam, self.l1, self.r)
+        return 1.0, self.w, self.ell[0]
