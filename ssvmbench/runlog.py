@@ -19,7 +19,7 @@ from ssvmbench.errors import UserError
 
 BLOCK = 256
 SCHEMA_VERSION = 1
-METADATA = ("solver", "method", "data", "data_variant", "lambda", "seed", "status")
+METADATA = ("solver", "method", "data", "data_variant", "lambda", "l1", "n", "d", "seed", "status")
 
 
 class Interrupted(Exception):

@@ -12,7 +12,7 @@ from ssvmbench.monitor import measure
 from ssvmbench.runner import resolve_objective
 from ssvmbench.solvers import make_solver
 from ssvmbench.solvers.l1_subgradient import project_l1_ball
-from ssvmbench.solvers.sap import _catch_up
+from ssvmbench.solvers.sap import _catch_up, beta_powers
 from ssvmbench.tasks import make_task
 
 TASK = make_task(random_chains(30, 3, 6, lengths=(2, 5), seed=1), "hamming")
@@ -95,7 +95,7 @@ def test_lazy_beta_steps_equal_the_eager_iteration():
             eager = min(max((u0 + kappa * eager) / (1 + kappa), -l1), l1)
         w, u, b = np.zeros(1), np.array([u0]), np.array([b0])
         stamp = np.zeros(1, dtype=np.int64)
-        _catch_up(0, w, u, b, stamp, 5, lam, l1, r)
+        _catch_up(0, 1, 0, w, u, b, stamp, 5, lam, l1, beta_powers(r))
         assert b[0] == pytest.approx(eager) and w[0] == pytest.approx((u0 - eager) / lam)
 
 

@@ -9,6 +9,7 @@ from matplotlib.figure import Figure
 from ssvmbench.errors import UserError
 from ssvmbench.plotting.curves import (GROUP, add_suboptimality, aggregate, curve_labels,
                                       summary)
+from ssvmbench.plotting.sap_tables import best_within, latex
 from ssvmbench.runlog import load_logs
 
 X_LABELS = {"effective_pass": "effective passes", "oracle_calls": "oracle calls",
@@ -18,7 +19,7 @@ FIGURES = {"suboptimality": ("primal suboptimality", True),
            "primal": ("primal objective", True),
            "gap": ("duality gap", True), "test_error": ("test error", False),
            "test_metric": ("test metric (accuracy / F1 / AP)", False),
-           "nnz": ("non-zero weights", False)}
+           "nnz": ("non-zero weights (#NZ)", False)}
 BANDS = {"minmax": ("median", "min", "max"), "std": ("mean", "mean - std", "mean + std")}
 
 
@@ -39,6 +40,10 @@ def configure_parser(parser):
     parser.add_argument("--band", choices=list(BANDS), default="minmax",
                         help="line and band over seeds: median with min-max (BCFW) or mean "
                              "with one standard deviation (Casimir)")
+    parser.add_argument("--best-within", type=float, metavar="PASSES",
+                        help="also write best_within.md / .tex: per run the best test metric "
+                             "within the first PASSES passes, its #NZ and %%NZ, with the SAP "
+                             "paper's numbers where they exist (SAP Tables II-IV)")
     parser.add_argument("--methods", nargs="+", metavar="CURVE",
                         help="plot only these curves, e.g. bcfw bcfw-wavg ssg fw (the "
                              "suboptimality reference still uses every log)")
@@ -67,6 +72,11 @@ def main(args):
     written += [out / "summary.csv", out / "summary.md"]
     table.to_csv(written[-2], index=False)
     written[-1].write_text(_markdown(table.drop(columns="run")))
+    if args.best_within is not None:
+        best = best_within(df, args.best_within)
+        written += [out / "best_within.md", out / "best_within.tex"]
+        written[-2].write_text(_markdown(best))
+        written[-1].write_text(latex(best))
     for path in written:
         print(path)
     return 0

@@ -35,38 +35,46 @@ from ssvmbench.tasks.chain import (add_direction, buffers, direction_sqnorm, lab
                                    loss_unit, mistakes, psi_residual, unary_scores, viterbi)
 
 
-@nb.njit(cache=True)
-def _catch_up(j, w, u, b, stamp, step, lam, l1, r):
-    """Bring coordinate ``j`` to beta step ``step`` (lazy closed form) and refresh ``w[j]``."""
-    k = step - stamp[j]
+@nb.njit(cache=True, fastmath={"nnan", "ninf", "nsz"})
+def _catch_up(lo, hi, row, w, u, b, stamp, step, lam, l1, powers):
+    """Bring the coordinates ``lo:hi`` (one row of ``w``, with one ``stamp``) to beta step
+    ``step`` (lazy closed form) and refresh their ``w``; ``powers[k] = r^k``
+    (:func:`beta_powers`; beyond the table ``r^k`` is 0)."""
+    k = step - stamp[row]
     if k > 0:
-        v = u[j] + (b[j] - u[j]) * r ** k
-        b[j] = min(max(v, -l1), l1)
-        w[j] = (u[j] - b[j]) / lam
-        stamp[j] = step
+        p = powers[k] if k < len(powers) else 0.0
+        inv = 1.0 / lam
+        for j in range(lo, hi):
+            v = min(max(u[j] + (b[j] - u[j]) * p, -l1), l1)
+            b[j] = v
+            w[j] = (u[j] - v) * inv
+        stamp[row] = step
 
 
 @nb.njit(cache=True)
-def _touched(dims, data, t0, T, out):
-    """Coordinates of ``w`` an example touches: its tokens' unary rows and the dense
-    transition / bias block; returns how many were written to ``out``."""
-    _, _, feat_ptr, feat_idx, _ = data
+def _catch_up_example(dims, data, t0, T, w, u, b, stamp, step, lam, l1, powers):
+    """:func:`_catch_up` on what an example touches: its tokens' unary rows (stamp per
+    feature) and the transition / bias block (stamp ``F``)."""
+    feat_ptr, feat_idx = data[2], data[3]
     F, L = dims
-    m = 0
     for p in range(feat_ptr[t0], feat_ptr[t0 + T]):
-        base = feat_idx[p] * L
-        for l in range(L):
-            out[m] = base + l
-            m += 1
-    for j in range(F * L, F * L + L * L + 2 * L):
-        out[m] = j
-        m += 1
-    return m
+        f = feat_idx[p]
+        _catch_up(f * L, f * L + L, f, w, u, b, stamp, step, lam, l1, powers)
+    _catch_up(F * L, len(w), F, w, u, b, stamp, step, lam, l1, powers)
+
+
+def beta_powers(r):
+    """``r^k`` for ``k = 0, 1, ...`` until it is negligible (``< 1e-300``, at most 10^6
+    entries); the lazy beta steps look ``r^k`` up instead of calling ``pow``."""
+    if r == 0.0:
+        return np.array([1.0])
+    count = min(int(np.log(1e-300) / np.log(r)) + 1, 10**6)
+    return r ** np.arange(count, dtype=float)
 
 
 @nb.njit(cache=True)
 def sap_steps(w, u, b, stamp, step, Y, alpha, loss, count, zeta, ell, dims, data, normalized,
-              order, lam, l1, mu, r, max_smo, max_len, max_touched):
+              order, lam, l1, mu, powers, max_smo, max_len):
     """Algorithm 2 for the examples ``order``; returns the new beta-step counter."""
     offsets, labels = data[0], data[1]
     n = len(offsets) - 1
@@ -74,7 +82,6 @@ def sap_steps(w, u, b, stamp, step, Y, alpha, loss, count, zeta, ell, dims, data
     U, delta, y, R, E = buffers(max_len, dims[1])
     x_dense = np.zeros(dims[0])
     no_U, no_C = np.empty((0, 0)), np.empty(0)
-    touched = np.empty(max_touched, dtype=np.int64)
     moved = np.zeros(cap)
     g = np.empty(cap)
     for i in order:
@@ -82,9 +89,7 @@ def sap_steps(w, u, b, stamp, step, Y, alpha, loss, count, zeta, ell, dims, data
         T = offsets[i + 1] - t0
         gold = labels[t0:t0 + T]
         unit = loss_unit(normalized, T)
-        m = _touched(dims, data, t0, T, touched)
-        for q in range(m):
-            _catch_up(touched[q], w, u, b, stamp, step, lam, l1, r)
+        _catch_up_example(dims, data, t0, T, w, u, b, stamp, step, lam, l1, powers)
         unary_scores(w, 1.0, dims, data, i, U)
         top = viterbi(w, 1.0, dims, U, T, gold, unit, delta, y)      # (IV.15)
         gold_score = labeling_score(w, 1.0, dims, U, T, gold)
@@ -142,16 +147,17 @@ def sap_steps(w, u, b, stamp, step, Y, alpha, loss, count, zeta, ell, dims, data
             else:
                 k += 1
         step += 1                                                        # beta step (IV.14)
-        for q in range(m):
-            _catch_up(touched[q], w, u, b, stamp, step, lam, l1, r)
+        _catch_up_example(dims, data, t0, T, w, u, b, stamp, step, lam, l1, powers)
     return step
 
 
 @nb.njit(cache=True)
-def catch_up_all(w, u, b, stamp, step, lam, l1, r):
+def catch_up_all(dims, w, u, b, stamp, step, lam, l1, powers):
     """Apply every pending beta step (before ``w`` is read as a whole)."""
-    for j in range(len(w)):
-        _catch_up(j, w, u, b, stamp, step, lam, l1, r)
+    F, L = dims
+    for f in range(F):
+        _catch_up(f * L, f * L + L, f, w, u, b, stamp, step, lam, l1, powers)
+    _catch_up(F * L, len(w), F, w, u, b, stamp, step, lam, l1, powers)
 
 
 class SAP(Solver):
@@ -160,7 +166,7 @@ class SAP(Solver):
     tasks = ("chain",)
     default_iterates = ("raw",)
     options = {"sampling": ("sequential", "permutation", "uniform")}
-    numbers = {"mu": 1e-3, "nu": 1e-3, "max_smo": 10, "max_active": 16}
+    numbers = {"mu": 1e-3, "nu": 1e-3, "max_smo": 3, "max_active": 16}
 
     def __init__(self, task, lam, options, seed, oracle=None, l1=0.0):
         super().__init__(task, lam, options, seed, oracle, l1)
@@ -178,10 +184,10 @@ class SAP(Solver):
         C = 1.0 / (n * (self.lam + self.l1))           # OP5's scale with rho1 + rho2 = 1
         rho2 = self.lam / (self.lam + self.l1)
         kappa = nu * rho2 * C
-        self.r = kappa / (1.0 + kappa)
+        self.powers = beta_powers(kappa / (1.0 + kappa))
         self.max_smo = int(max_smo)
         self.w, self.u, self.b = np.zeros(d), np.zeros(d), np.zeros(d)
-        self.stamp = np.zeros(d, dtype=np.int64)
+        self.stamp = np.zeros(task.dims[0] + 1, dtype=np.int64)     # per feature row + tail
         self.step = 0
         self.ell = np.zeros(1)
         self.Y = np.zeros((int(cap), task.n_rows), dtype=np.int32)
@@ -191,9 +197,6 @@ class SAP(Solver):
         self.loss = np.zeros((n, int(cap)))
         self.count = np.ones(n, dtype=np.int64)
         self.zeta = np.full(n, np.inf)
-        F, L = task.dims
-        self._max_touched = int(np.max(np.add.reduceat(
-            np.diff(task.dataset.feat_ptr), task.dataset.offsets[:-1]))) * L + L * L + 2 * L
 
     def next_indices(self, budget):
         """Examples in order 1..n (Algorithm 2), unless ``solver.sampling`` says otherwise."""
@@ -208,9 +211,10 @@ class SAP(Solver):
         self.step = sap_steps(self.w, self.u, self.b, self.stamp, self.step, self.Y,
                               self.alpha, self.loss, self.count, self.zeta, self.ell, t.dims,
                               t.data, t.normalized, order, self.lam, self.l1, self.opts["mu"],
-                              self.r, self.max_smo, t.max_len, self._max_touched)
+                              self.powers, self.max_smo, t.max_len)
         return len(order)
 
     def state(self):
-        catch_up_all(self.w, self.u, self.b, self.stamp, self.step, self.lam, self.l1, self.r)
+        catch_up_all(self.task.dims, self.w, self.u, self.b, self.stamp, self.step, self.lam,
+                     self.l1, self.powers)
         return 1.0, self.w, self.ell[0]
