@@ -23,7 +23,7 @@ move monotonically towards ``u``), and a step costs what the example touches.
 ``V_i`` holds at most ``solver.max_active`` labelings with ``alpha_i(y) > 0`` (entries that
 reach zero are dropped, as ``V_i = {y : alpha_i(y) > 0}`` in Section IV-A; a violator that
 finds a full set waits). The optimality measure ``zeta_i`` (IV.16) of the last visit of each
-example is kept (``zeta_max``). Chains only.
+example is kept (``SAP.zeta``). Chains only.
 """
 
 import numba as nb
