@@ -7,6 +7,7 @@ import pytest
 from ssvmbench.cli import main
 from ssvmbench.errors import UserError
 from ssvmbench.plotting.curves import add_suboptimality, aggregate, method_label
+from ssvmbench.plotting.sap_tables import best_within, latex
 from ssvmbench.runlog import RunLog
 
 
@@ -49,6 +50,26 @@ def test_aggregate_over_seeds():
     other_rate = df.assign(seed=[0, 1, 2, 0, 0], run=["a", "b", "c", "a", "d"])
     with pytest.raises(UserError, match="several runs of bcfw-wavg with seed 0"):
         aggregate(other_rate, "primal")
+
+
+def test_best_within_recovers_C_rho1_and_the_paper_row():
+    """Best test accuracy among checkpoints <= PASSES per run (SAP Table III), C and rho1
+    mapped back from (lambda, l1) = (rho2, rho1) / (C n), the paper's row alongside."""
+    n = 7200
+    sap = dict(data="pos", method="sap", run="a", n=n, d=1000, seed=0,
+               **{"lambda": 0.1 / (0.1 * n), "l1": 0.9 / (0.1 * n)})
+    rows = [dict(sap, effective_pass=p, test_metric=acc, nnz=nz, time_s=p, data_variant="v")
+            for p, acc, nz in ((1, 0.5, 10), (2, 0.9, 20), (3, 0.95, 30))]
+    rows.append(dict(sap, run="b", method="bcfw", effective_pass=1, test_metric=0.8, nnz=999,
+                     time_s=1, data_variant="v", l1=np.nan, **{"lambda": 1 / (0.1 * n)}))
+    table = best_within(pd.DataFrame(rows).assign(iterate="raw"), passes=2)
+    assert table["method"].tolist() == ["bcfw", "sap"]
+    bcfw, ours = table.to_dict("records")
+    assert (ours["best_pass"], ours["accuracy_%"], ours["nnz"], ours["nnz_%"]) == (2, 90, 20, 2)
+    assert (ours["C"], ours["rho1"]) == pytest.approx((0.1, 0.9))
+    assert ours["paper"] == "Table II: 3089 NZ, 94.17 %; Table IV: 3967 NZ, 94.57 %"
+    assert (bcfw["C"], bcfw["rho1"], bcfw["paper"]) == (0.1, 0.0, "")
+    assert latex(table).count(r"\\") == 3
 
 
 def write_logs(root):

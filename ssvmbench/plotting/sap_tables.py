@@ -19,7 +19,7 @@ PAPER = {
     ("pos", "sap", 10.0, 0.9): [("IV", 5110, 95.14)],
     ("conll2000", "sap", 10.0, 0.9): [("IV", 4107, 95.53)],
 }
-COLUMNS = ["data", "method", "C", "rho1", "seed", "passes", "best_pass", "accuracy_%", "nnz",
+COLUMNS = ["data", "data_variant", "method", "C", "rho1", "seed", "passes", "best_pass", "accuracy_%", "nnz",
            "nnz_%", "time_s", "paper"]
 
 
@@ -38,7 +38,7 @@ def best_within(df, passes):
     best["accuracy_%"] = 100 * best["test_metric"]
     best["nnz_%"] = 100 * best["nnz"] / best["d"].astype(float)
     best["paper"] = [_paper(row) for row in best.itertuples()]
-    return best.reindex(columns=COLUMNS).sort_values(["data", "C", "rho1", "method", "seed"])
+    return best.reindex(columns=COLUMNS).sort_values(["data", "data_variant", "C", "rho1", "method", "seed"])
 
 
 def _paper(row):
