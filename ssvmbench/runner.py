@@ -121,7 +121,7 @@ def run(cfg, run_dir) -> Path:
             log.append(rows)
             bar.update(solver.oracle_calls / train.n - bar.n)
             bar.set_postfix(primal=f"{rows['primal'][0]:.4g}", gap=f"{rows['gap'][0]:.3g}")
-            if _should_stop(cfg.stop, rows["gap"][0], solver_time):
+            if solver.converged or _should_stop(cfg.stop, rows["gap"][0], solver_time):
                 break
         bar.close()
     print(f"run log: {path}")

@@ -56,6 +56,22 @@ def test_single_run_writes_exactly_one_log(data_root, tmp_path):
     assert read_log(logs[0])[1]["status"] == "finished"
 
 
+def test_cutting_plane_stops_at_svmstruct_epsilon(data_root, tmp_path):
+    """solver=cutting_plane on OCR stops by its own rule (before solver.passes) and logs its
+    best iterate next to the raw one."""
+    run_dir = tmp_path / "cp"
+    ssvmbench("run", "solver=cutting_plane", "lambda=1", "solver.passes=100",
+              "solver.epsilon=0.1", "eval.every=10", f"hydra.run.dir={run_dir}", cwd=tmp_path)
+    trace, attrs = read_log(run_dir / "run.h5")
+    assert attrs["status"] == "finished" and attrs["iterates"] == "raw,best"
+    last = trace[trace["effective_pass"] == trace["effective_pass"].max()]
+    assert last["effective_pass"].iloc[0] < 100
+    raw = last[last["iterate"] == "raw"].iloc[0]
+    assert 0 <= raw["gap"] <= 0.1
+    best = trace[trace["iterate"] == "best"]["primal"].to_numpy()
+    assert (best[1:] <= best[:-1] + 1e-12).all()
+
+
 def test_box_localization_run_on_synthetic_scenes(tmp_path):
     """data=voc_synthetic end to end: the log says SYNTHETIC and scores with the VOC AP."""
     run_dir = tmp_path / "boxes"

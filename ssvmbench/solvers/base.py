@@ -25,6 +25,8 @@ class Solver(ABC):
     numbers = {}             # numeric option -> default (None: the solver derives it)
     oracles = ("max",)       # the oracles (ssvmbench.tasks.oracles) it can call
     default_iterates = ("raw", "wavg")
+    keeps_best = False       # batch solvers: may log "best", the iterate with the lowest primal
+    averages_iterates = True # may it keep averaged iterates (avg, wavg, tavg)?
     elastic_net = False      # may it run with l1 > 0 (elastic-net objective logged)?
     tasks = ("chain", "boxes")
 
@@ -46,7 +48,9 @@ class Solver(ABC):
         self.opts = self._check_options(dict(options))
         self.rng = np.random.default_rng(seed)
         self.iterate_names = list(self.opts.pop("iterates", self.default_iterates))
-        self.averages = Averages(self.iterate_names, self.averaged_size())
+        self.averages = Averages(self._averaged(self.iterate_names), self.averaged_size())
+        self.best_w, self.best_primal = None, np.inf
+        self.converged = False   # set when the solver's own stopping rule holds
         self.oracle_calls = 0
         self.steps = 0
         self._order = np.zeros(0, dtype=np.int64)
@@ -73,6 +77,23 @@ class Solver(ABC):
             given[key] = number(f"solver.{key}", given.get(key, default), allow_none=True)
         return given
 
+    def _averaged(self, names):
+        """The names handed to :class:`Averages`: without ``best`` where the solver keeps it;
+        averaged names refused where the solver has no averages."""
+        kept = [x for x in names if not (self.keeps_best and x == "best")]
+        if not self.averages_iterates and set(kept) - {"raw"}:
+            allowed = ["raw"] + ["best"] * self.keeps_best
+            raise UserError(f"solver.iterates={names} is invalid for solver {self.name}: "
+                            f"choose from {allowed}")
+        return kept
+
+    def offer_best(self, w, primal):
+        """Keep ``w`` as the best iterate if its (exactly computed) primal is the lowest so
+        far: the lower envelope drawn for batch methods in BCFW Figure 1 (Appendix F)."""
+        if "best" in self.iterate_names and primal < self.best_primal:
+            self.best_primal = primal
+            self.best_w = w.copy()
+
     def next_indices(self, budget):
         """Up to ``budget`` example indices, drawn a whole pass at a time so that the
         sampling sequence does not depend on where checkpoints fall."""
@@ -89,7 +110,7 @@ class Solver(ABC):
 
     def run_until(self, oracle_calls):
         """Advance until at least ``oracle_calls`` oracle calls have been made."""
-        while self.oracle_calls < oracle_calls:
+        while self.oracle_calls < oracle_calls and not self.converged:
             self.oracle_calls += self.advance(oracle_calls - self.oracle_calls)
 
     def averaged_size(self):
@@ -116,9 +137,14 @@ class Solver(ABC):
         return (v if a == 1.0 else a * v), ell
 
     def iterates(self):
-        """``[(name, w, dual objective or NaN)]`` for every logged iterate."""
+        """``[(name, w, dual objective or NaN)]`` for every logged iterate (``best`` last,
+        without a dual)."""
         pairs = [self.current()] + [self.average(j) for j in range(len(self.averages.kinds))]
-        return [
+        out = [
             (name, vec, (e - 0.5 * self.lam * vec @ vec) if self.has_dual else np.nan)
-            for name, (vec, e) in zip(self.iterate_names, pairs)
+            for name, (vec, e) in zip(self._averaged(self.iterate_names), pairs)
         ]
+        if self.keeps_best and "best" in self.iterate_names:
+            out.append(("best", self.current()[0] if self.best_w is None else self.best_w,
+                        np.nan))
+        return out
