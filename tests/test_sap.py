@@ -71,6 +71,14 @@ def test_sap_weak_duality_and_convergence(l1):
         assert rows["primal"][0] == pytest.approx(best_dual, abs=1e-3)
 
 
+def test_sap_stops_when_every_zeta_is_below_theta():
+    """Algorithm 2's stopping rule: all zeta_i < theta ends the run before the budget."""
+    solver = make_solver("sap", TASK, 0.05, {"theta": 1e-2}, 0, None, 0.02)
+    solver.run_until(5000 * TASK.n)
+    assert solver.converged and solver.oracle_calls < 5000 * TASK.n
+    assert solver.zeta.max() < 1e-2 and solver.oracle_calls % TASK.n == 0
+
+
 def test_larger_l1_gives_sparser_weights_with_the_kkt_conditions():
     """At the optimum w = soft-threshold(u, l1) / lambda: w_j = 0 where |u_j| <= l1."""
     nnz = []

@@ -166,7 +166,7 @@ class SAP(Solver):
     tasks = ("chain",)
     default_iterates = ("raw",)
     options = {"sampling": ("sequential", "permutation", "uniform")}
-    numbers = {"mu": 1e-3, "nu": 1e-3, "max_smo": 3, "max_active": 16}
+    numbers = {"mu": 1e-3, "nu": 1e-3, "max_smo": 3, "max_active": 16, "theta": None}
 
     def __init__(self, task, lam, options, seed, oracle=None, l1=0.0):
         super().__init__(task, lam, options, seed, oracle, l1)
@@ -212,6 +212,8 @@ class SAP(Solver):
                               self.alpha, self.loss, self.count, self.zeta, self.ell, t.dims,
                               t.data, t.normalized, order, self.lam, self.l1, self.opts["mu"],
                               self.powers, self.max_smo, t.max_len)
+        theta = self.opts["theta"]                 # Algorithm 2: stop when all zeta_i < theta
+        self.converged = theta is not None and bool(np.all(self.zeta < theta))
         return len(order)
 
     def state(self):
