@@ -5,11 +5,13 @@ from ssvmbench.solvers.bcfw import BCFW
 from ssvmbench.solvers.cutting_plane import CuttingPlane
 from ssvmbench.solvers.fw import FW
 from ssvmbench.solvers.l1_subgradient import L1Subgradient
+from ssvmbench.solvers.online_eg import OnlineEG
 from ssvmbench.solvers.sap import SAP
 from ssvmbench.solvers.sgd import SGD, SSG
 from ssvmbench.solvers.svrg import SCSVRG, SVRG
 
-SOLVERS = {cls.name: cls for cls in (BCFW, CuttingPlane, FW, SGD, SSG, SVRG, SCSVRG, SAP, L1Subgradient)}
+SOLVERS = {cls.name: cls for cls in (BCFW, CuttingPlane, FW, SGD, SSG, SVRG, SCSVRG, SAP,
+                                      L1Subgradient, OnlineEG)}
 
 
 def make_solver(name, task, lam, options, seed, oracle=None, l1=0.0):
