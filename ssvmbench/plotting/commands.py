@@ -7,7 +7,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ssvmbench.errors import UserError
-from ssvmbench.plotting.curves import (GROUP, add_suboptimality, aggregate, curve_labels,
+from ssvmbench.plotting.curves import (PANEL, add_suboptimality, aggregate, curve_labels,
                                       summary)
 from ssvmbench.plotting.sap_tables import best_within, latex
 from ssvmbench.runlog import load_logs
@@ -17,8 +17,8 @@ X_LABELS = {"effective_pass": "effective passes", "oracle_calls": "oracle calls"
 # column -> (axis label, log scale); `--y` picks the figures (default: BCFW Figures 1-3)
 FIGURES = {"suboptimality": ("primal suboptimality", True),
            "primal": ("primal objective", True),
-           "gap": ("duality gap", True), "test_error": ("test error", False),
-           "test_metric": ("test metric (accuracy / F1 / AP)", False),
+           "gap": ("duality gap", True), "test_error": ("test error (AER for alignment)", False),
+           "test_metric": ("test metric (accuracy / F1 / AP / 1 - AER)", False),
            "nnz": ("non-zero weights (#NZ)", False)}
 BANDS = {"minmax": ("median", "min", "max"), "std": ("mean", "mean - std", "mean + std")}
 
@@ -88,7 +88,7 @@ def _figure(stats, x, ylabel, log_y, colors, band="minmax"):
     stats = stats.assign(**{"mean - std": stats["mean"] - stats["std"],
                             "mean + std": stats["mean"] + stats["std"]})
     center, low, high = BANDS[band]
-    panels = sorted(stats.groupby(GROUP, dropna=False),  # λ decreasing, as in BCFW Figure 1
+    panels = sorted(stats.groupby(PANEL, dropna=False),  # λ decreasing, as in BCFW Figure 1
                     key=lambda item: (str(item[0][0]), str(item[0][1]), -item[0][2]))
     ncols = min(3, len(panels))
     nrows = math.ceil(len(panels) / ncols)
@@ -105,9 +105,13 @@ def _figure(stats, x, ylabel, log_y, colors, band="minmax"):
         ax.set_xscale("log")
         if log_y:
             ax.set_yscale("log")
-        title = f"{data}, λ={lam:.3g}" + (f"\n{variant}" if show_variant else "")
+        elastic = panel["method"].str.contains("-rho1=").any()
+        title = (f"{data}, {'λ+λ₁' if elastic else 'λ'}={lam:.3g}"
+                 + (f"\n{variant}" if show_variant else ""))
         if str(variant).startswith("SYNTHETIC"):     # generated data says so (scenes.py)
             title += "\nSYNTHETIC data, not the paper's"
+        if data == "alignment":                      # data/alignment.py: not BCFW's training set
+            title += "\nn = 137 gold pairs, not BCFW's 5,000 (bitext not available)"
         ax.set_title(title, fontsize="medium")
         ax.set(xlabel=X_LABELS[x], ylabel=ylabel)
         ax.grid(True, alpha=0.3)

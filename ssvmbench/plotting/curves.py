@@ -11,7 +11,10 @@ import pandas as pd
 
 from ssvmbench.errors import UserError
 
-GROUP = ["data", "data_variant", "lambda"]
+OBJECTIVE = ["data", "data_variant", "lambda", "l1"]   # rows of one objective
+# one panel: the total regularization lambda + l1 (= 1/(C n) in SAP's terms), so that the
+# elastic net at several rho1 and the L2 SSVM at the same C share a panel (SAP Figures 1, 3)
+PANEL = ["data", "data_variant", "regularization"]
 TINY = 1e-12  # floor of the suboptimality, so that it stays on log axes
 SUMMARY = ["data", "lambda", "solver", "method", "iterate", "seed", "status", "effective_pass",
            "primal", "dual", "gap", "test_error", "test_metric", "time_s", "seconds_per_pass",
@@ -24,8 +27,19 @@ def method_label(solver, iterate):
 
 
 def curve_labels(df):
-    """The curve name of every row (:func:`method_label` of its method and iterate)."""
-    return [method_label(m, i) for m, i in zip(df["method"], df["iterate"])]
+    """The curve name of every row (:func:`method_label` of its method and iterate), with
+    ``-rho1=`` (``l1 / (lambda + l1)``) for elastic-net runs."""
+    l1 = _l1(df)
+    rho1 = l1 / (df["lambda"] + l1)
+    return [method_label(m, i) + (f"-rho1={r:.3g}" if r > 0 else "")
+            for m, i, r in zip(df["method"], df["iterate"], rho1)]
+
+
+def _l1(df):
+    """The run's l1 weight (0 for logs without one)."""
+    if "l1" not in df:
+        return pd.Series(0.0, index=df.index)
+    return pd.to_numeric(df["l1"], errors="coerce").fillna(0.0)
 
 
 def _given(optimum, data, lam):
@@ -44,7 +58,9 @@ def add_suboptimality(df, optimum=None):
     df = df.copy()
     reference = pd.Series(np.nan, index=df.index)
     kind = pd.Series("", index=df.index, dtype=object)
-    for (data, _, lam), rows in df.groupby(GROUP, dropna=False).groups.items():
+    if "l1" not in df:
+        df["l1"] = 0.0
+    for (data, _, lam, _), rows in df.groupby(OBJECTIVE, dropna=False).groups.items():
         dual, primal = df.loc[rows, "dual"], df.loc[rows, "primal"]
         given = _given(optimum, data, lam)
         if given is not None:
@@ -65,18 +81,18 @@ def add_suboptimality(df, optimum=None):
 
 def aggregate(df, y, x="effective_pass"):
     """Median, min, max, mean and standard deviation of ``y`` over seeds per dataset,
-    variant, λ, curve ``method`` (:func:`method_label` of the run's method and iterate) and
+    variant, regularization ``lambda + l1``, curve ``method`` (:func:`curve_labels`) and
     effective pass. For another ``x`` (``oracle_calls``, ``time_s``) its median at that pass
     is added as column ``x``."""
-    df = df.assign(method=curve_labels(df))
-    runs = df.groupby(GROUP + ["method", "seed"], dropna=False)["run"].nunique()
+    df = df.assign(method=curve_labels(df), regularization=df["lambda"] + _l1(df))
+    runs = df.groupby(PANEL + ["method", "seed"], dropna=False)["run"].nunique()
     if (runs > 1).any():
         data, _, lam, method, seed = runs[runs > 1].index[0]
         raise UserError(f"{data}, lambda={lam:g}: several runs of {method} with seed {seed}; "
                         "they differ in a setting the curve name does not show, so they would "
                         "be averaged as if they were seeds: plot their directories apart or "
                         "select curves with --methods")
-    grouped = df.groupby(GROUP + ["method", "effective_pass"], dropna=False)
+    grouped = df.groupby(PANEL + ["method", "effective_pass"], dropna=False)
     stats = grouped[y].agg(["median", "min", "max", "mean", "std"])
     stats["std"] = stats["std"].fillna(0.0)
     if x != "effective_pass":
