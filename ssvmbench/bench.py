@@ -72,7 +72,8 @@ def main(args):
 
 def _oracle_costs(train, cfg, passes):
     """Median seconds of an oracle pass (every example's value and gradient, summed as in
-    SVRG's full gradient) for max, top-K and exp at the same random weights."""
+    SVRG's full gradient) for max, top-K and exp at the same random weights (the oracles the
+    task can run: no exp for matchings)."""
     chosen = Oracle(**OmegaConf.to_container(cfg.oracle, resolve=True))
     K = chosen.K if chosen.name == "topk" else 5
     mu = chosen.mu if chosen.name != "max" else 1.0
@@ -82,6 +83,9 @@ def _oracle_costs(train, cfg, passes):
           f"d={train.d}; one oracle pass = n calls at the same w")
     base = None
     for oracle in (Oracle(), Oracle("topk", K, mu), Oracle("exp", 1, mu)):
+        if oracle.name not in train.oracles:
+            print(f"{oracle.name:>14}: intractable for {train.kind} tasks")
+            continue
         bufs = oracle.buffers(train.max_len, train.n_labels)
         times = []
         for _ in range(passes + 1):                 # the first pass compiles / loads

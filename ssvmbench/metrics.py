@@ -1,6 +1,6 @@
 """Test metrics beyond the task loss: token accuracy, chunk / entity F1 with the semantics of
-the CoNLL ``conlleval`` script (IOB1 and IOB2 tags), and the PASCAL VOC 2007 average
-precision of box localization."""
+the CoNLL ``conlleval`` script (IOB1 and IOB2 tags), the PASCAL VOC 2007 average
+precision of box localization and the alignment error rate of word alignment."""
 
 import numpy as np
 
@@ -49,6 +49,18 @@ def voc07_average_precision(correct, confidence, n_objects):
                           for r in np.linspace(0, 1, 11)]))
 
 
+def alignment_error_rate(predicted, sure, possible):
+    """AER (Och & Ney 2003; the test error of BCFW Appendix F's matching task, as in Taskar
+    et al. 2006): ``1 - (|A & S| + |A & P|) / (|A| + |S|)`` for predicted links ``A``, Sure
+    links ``S`` and Possible links ``P`` with ``S`` within ``P`` (``P`` is taken as
+    ``possible | sure``), all given as boolean indicators over the same candidate links
+    (summed over a whole split). 0 when there is nothing to predict and nothing predicted."""
+    A, S = np.asarray(predicted, bool), np.asarray(sure, bool)
+    P = np.asarray(possible, bool) | S
+    total = A.sum() + S.sum()
+    return float(1.0 - ((A & S).sum() + (A & P).sum()) / total) if total else 0.0
+
+
 def test_metric(name, dataset, predictions):
     """The metric a split is scored with (``SplitData.metric``)."""
     if name == "accuracy":
@@ -60,4 +72,6 @@ def test_metric(name, dataset, predictions):
         chosen, score = predictions
         correct = dataset.iou[dataset.offsets[:-1] + chosen] >= 0.5
         return voc07_average_precision(correct, score, dataset.n)
-    raise UserError(f"unknown metric '{name}': choose accuracy, chunk_f1 or ap")
+    if name == "one_minus_aer":  # word alignment: 1 - AER, so that higher is better
+        return 1.0 - alignment_error_rate(predictions, dataset.sure, dataset.possible)
+    raise UserError(f"unknown metric '{name}': choose accuracy, chunk_f1, ap or one_minus_aer")

@@ -4,8 +4,9 @@ At a checkpoint the solver is paused; for every iterate it keeps we compute the 
 ``lam/2 ||w||^2 + l1 ||w||_1 + 1/n sum_i H_i(w)`` (one full max-oracle pass, not counted in effective
 passes), its dual value (dual methods), the duality gap ``primal - dual`` (for ``w = A alpha``
 this is exactly the Frank-Wolfe gap of BCFW Section 4), the train loss and test error
-(the mean task loss of the predictions: normalized Hamming, or 1 - IoU for boxes), the
-split's test metric and ``nnz(w)``.
+(the mean task loss of the predictions: normalized Hamming, or 1 - IoU for boxes; for word
+alignment the alignment error rate AER on each split, BCFW Appendix F's test error), the
+split's test metric (higher is better; 1 - AER for alignment) and ``nnz(w)``.
 """
 
 import numpy as np
@@ -38,7 +39,8 @@ def schedule(passes, every, log_start=None, per_decade=4):
 
 def measure(solver, train, test, metric="accuracy"):
     """One row per iterate of the solver at its current state (a dict of columns);
-    ``test_metric`` is ``metric`` (token accuracy, chunk F1 for chunking/NER, AP for boxes)."""
+    ``test_metric`` is ``metric`` (token accuracy, chunk F1 for chunking/NER, AP for boxes,
+    1 - AER for word alignment)."""
     columns = {key: [] for key in ("iterate", "primal", "dual", "gap", "train_loss",
                                    "test_error", "test_metric", "nnz")}
     for name, w, dual in solver.iterates():

@@ -32,6 +32,7 @@ conll2000_root = _data_fixture("conll2000/conll2000.zip")
 conll2003_root = _data_fixture("conll2003/eng.train")
 treebank_root = _data_fixture("treebank/treebank.zip")
 brown_root = _data_fixture("brown/brown.zip")
+hansards_root = _data_fixture("hansards/hansards.a")
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -2,13 +2,14 @@
 
 import dataclasses
 
-from ssvmbench.data import brown, conll, ocr, scenes, treebank, voc
+from ssvmbench.data import alignment, brown, conll, ocr, scenes, treebank, voc
 from ssvmbench.errors import UserError
 
 LOADERS = {"ocr": ocr.load, "conll2000": conll.load_conll2000,
            "conll2003": conll.load_conll2003, "pos": treebank.load_pos,
            "wsjpos": treebank.load_wsjpos, "brown": brown.load_brown,
-           "voc": voc.load_voc, "voc_synthetic": scenes.load_scenes}
+           "voc": voc.load_voc, "voc_synthetic": scenes.load_scenes,
+           "alignment": alignment.load_alignment}
 
 
 def load_split(name, subset=None, **options):

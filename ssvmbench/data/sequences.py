@@ -86,12 +86,14 @@ def _ranges(starts, ends):
 
 @dataclass(frozen=True)
 class SplitData:
-    """What a loader returns: train and test splits (:class:`ChainDataset`, or
-    :class:`~ssvmbench.data.boxes.BoxDataset` for box localization) plus provenance."""
+    """What a loader returns: train and test splits (:class:`ChainDataset`,
+    :class:`~ssvmbench.data.boxes.BoxDataset` for box localization or
+    :class:`~ssvmbench.data.matchings.MatchingDataset` for word alignment) plus provenance."""
 
     train: ChainDataset
     test: ChainDataset
     variant: str          # description of the split / variant (generated data: "SYNTHETIC ...")
     checksum: str         # sha256 of the source file(s) the splits were read from
     source: str           # path of the file that was read
-    metric: str = "accuracy"   # test_metric: token "accuracy", "chunk_f1" (conlleval), "ap" (VOC)
+    metric: str = "accuracy"   # test_metric: token "accuracy", "chunk_f1" (conlleval), "ap" (VOC),
+    #                            "one_minus_aer" (word alignment)

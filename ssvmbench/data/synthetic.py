@@ -1,4 +1,5 @@
-"""Small random chain datasets for tests and quick experiments (not a paper dataset)."""
+"""Small random chain datasets and word-aligned bitexts for tests and quick experiments (not
+paper datasets)."""
 
 import numpy as np
 
@@ -27,3 +28,53 @@ def random_chains(n, n_labels, n_features, lengths=(1, 5), density=0.5, seed=0):
         feat_idx=cols.astype(np.int32),
         feat_val=values[rows, cols],
     )
+
+
+def random_bitext(n, vocab_size=40, lengths=(2, 8), seed=0):
+    """``n`` random sentence pairs with a known word alignment (not a paper dataset):
+    ``[(english, french)]`` token lists and ``[(sure, possible)]`` link sets of
+    ``(english, french)`` positions (``possible`` includes ``sure``).
+
+    English words are drawn Zipf-like from ``e0 .. e{vocab_size-1}`` plus ``.`` and numbers;
+    each is translated by a fixed random dictionary (``.`` and numbers unchanged, so some
+    pairs are identical strings) with probability 0.85, else dropped (unaligned, with a
+    possible link to the next translated word); translations are locally reordered (adjacent
+    swaps) and unaligned French noise words ``x*`` are inserted. The links are those of
+    the translations (sure)."""
+    rng = np.random.default_rng(seed)
+    dictionary = rng.permutation(vocab_size)
+    weights = 1.0 / np.arange(1, vocab_size + 1)
+    weights /= weights.sum()
+    pairs, links = [], []
+    for _ in range(n):
+        m = int(rng.integers(lengths[0], lengths[1] + 1))
+        english = [f"e{q}" for q in rng.choice(vocab_size, size=m, p=weights)]
+        for j in rng.choice(m, size=min(m, int(rng.integers(0, 2))), replace=False):
+            english[j] = str(int(rng.integers(1, 100)))
+        if rng.random() < 0.5:
+            english[-1] = "."
+        french, source, dropped = [], [], []
+        for j, word in enumerate(english):
+            if rng.random() < 0.15:
+                dropped.append(j)
+                continue
+            french.append(f"f{dictionary[int(word[1:])]}" if word.startswith("e") else word)
+            source.append(j)
+            if rng.random() < 0.15:
+                french.append(f"x{int(rng.integers(vocab_size))}")
+                source.append(-1)
+        for k in range(len(french) - 1):
+            if rng.random() < 0.2 and source[k] >= 0 and source[k + 1] >= 0:
+                french[k], french[k + 1] = french[k + 1], french[k]
+                source[k], source[k + 1] = source[k + 1], source[k]
+        if not french:
+            french, source = ["x0"], [-1]
+        sure = {(j, k) for k, j in enumerate(source) if j >= 0}
+        possible = set(sure)
+        for j in dropped:
+            after = [k for k, s in enumerate(source) if s > j]
+            if after:
+                possible.add((j, after[0]))
+        pairs.append((english, french))
+        links.append((sure, possible))
+    return pairs, links

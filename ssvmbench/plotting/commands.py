@@ -111,7 +111,7 @@ def _figure(stats, x, ylabel, log_y, colors, band="minmax"):
         if str(variant).startswith("SYNTHETIC"):     # generated data says so (scenes.py)
             title += "\nSYNTHETIC data, not the paper's"
         if data == "alignment":                      # data/alignment.py: not BCFW's training set
-            title += "\nn = 137 gold pairs, not BCFW's 5,000 (bitext not available)"
+            title += "\nn = 137 gold pairs, not BCFW's 5,000"
         ax.set_title(title, fontsize="medium")
         ax.set(xlabel=X_LABELS[x], ylabel=ylabel)
         ax.grid(True, alpha=0.3)

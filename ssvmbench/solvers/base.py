@@ -45,6 +45,10 @@ class Solver(ABC):
             raise UserError(f"solver {self.name} takes oracle={'|'.join(self.oracles)}, not "
                             f"oracle={self.oracle.name} (the top-K and exp oracles go with "
                             f"solvers sgd, svrg and sc_svrg)")
+        if self.oracle.name not in task.oracles:
+            raise UserError(f"oracle={self.oracle.name} is intractable on {task.kind} tasks "
+                            f"(data={task.dataset.name}; Casimir Table 1): use "
+                            f"oracle={'|'.join(task.oracles)}")
         self.opts = self._check_options(dict(options))
         self.rng = np.random.default_rng(seed)
         self.iterate_names = list(self.opts.pop("iterates", self.default_iterates))

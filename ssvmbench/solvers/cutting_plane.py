@@ -29,6 +29,7 @@ from ssvmbench.tasks.kernels import mean_hinge_and_gradient
 
 class CuttingPlane(Solver):
     name = "cutting_plane"
+    tasks = ("chain", "boxes", "matching")
     numbers = {"epsilon": 0.1, "inactive_window": 50}
     default_iterates = ("raw", "best")
     keeps_best = True

@@ -84,6 +84,7 @@ class SVRG(Solver):
     name = "svrg"
     has_dual = False
     oracles = ("topk", "exp", "max")
+    tasks = ("chain", "boxes", "matching")
     default_iterates = ("raw",)
     options = {"sampling": ("uniform", "permutation")}
     numbers = {"lr": 0.001}                      # tuned on CoNLL-2003 (README, issue 4)

@@ -1,18 +1,24 @@
 """Tasks: joint feature maps, losses, oracles and metrics (one module per output structure)."""
 
 from ssvmbench.data.boxes import BoxDataset
+from ssvmbench.data.matchings import MatchingDataset
 from ssvmbench.errors import UserError
 
 
 def make_task(dataset, loss="normalized_hamming"):
     """The task of a split: :class:`~ssvmbench.tasks.chain.ChainTask` for sequences (with the
-    chosen ``loss``), :class:`~ssvmbench.tasks.boxes.BoxTask` for candidate boxes (1 - IoU)."""
+    chosen ``loss``), :class:`~ssvmbench.tasks.boxes.BoxTask` for candidate boxes (1 - IoU),
+    :class:`~ssvmbench.tasks.matching.MatchingTask` for word alignments (asymmetric
+    Hamming)."""
     from ssvmbench.tasks.boxes import BoxTask
     from ssvmbench.tasks.chain import ChainTask
+    from ssvmbench.tasks.matching import MatchingTask
 
-    if isinstance(dataset, BoxDataset):
-        if loss not in ("normalized_hamming", *BoxTask.LOSSES):
-            raise UserError(f"loss={loss} is for sequences; box localization uses its "
-                            f"task loss {BoxTask.LOSSES[0]} (drop the loss= override)")
-        return BoxTask(dataset)
+    for data_type, task_type, what in ((BoxDataset, BoxTask, "box localization"),
+                                       (MatchingDataset, MatchingTask, "word alignment")):
+        if isinstance(dataset, data_type):
+            if loss not in ("normalized_hamming", *task_type.LOSSES):
+                raise UserError(f"loss={loss} is for sequences; {what} uses its task loss "
+                                f"{task_type.LOSSES[0]} (drop the loss= override)")
+            return task_type(dataset)
     return ChainTask(dataset, loss)

@@ -39,6 +39,7 @@ class BoxTask:
 
     LOSSES = ("one_minus_iou",)
     kind = "boxes"
+    oracles = ("max", "topk", "exp")   # the hinge oracles it can run
 
     def __init__(self, ds: BoxDataset):
         self.dataset = ds

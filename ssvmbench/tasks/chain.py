@@ -35,6 +35,7 @@ class ChainTask:
 
     LOSSES = ("normalized_hamming", "hamming")
     kind = "chain"
+    oracles = ("max", "topk", "exp")   # the hinge oracles it can run
 
     def __init__(self, ds: ChainDataset, loss="normalized_hamming"):
         if loss not in self.LOSSES:

@@ -3,11 +3,13 @@ time on the type of the task's ``data`` (DESIGN.md: "the oracle interface as the
 between solvers and tasks").
 
 Each name below runs the chain kernel (:mod:`ssvmbench.tasks.chain`,
-:mod:`ssvmbench.tasks.oracles`) or the box kernel (:mod:`ssvmbench.tasks.boxes`) of the same
-signature, chosen by numba's ``overload`` when the calling solver kernel is compiled, so one
-solver kernel serves every task and stays cacheable. A task's arrays: ``U`` its score rows
-(chain: tokens x labels; boxes: candidates x 1), a direction ``(R, E)`` in ``w``-space, the
-factored BCFW dual state ``(mu, Psum, blocks)``.
+:mod:`ssvmbench.tasks.oracles`), the box kernel (:mod:`ssvmbench.tasks.boxes`) or the matching
+kernel (:mod:`ssvmbench.tasks.matching`) of the same signature, chosen by numba's ``overload``
+when the calling solver kernel is compiled, so one solver kernel serves every task and stays
+cacheable. A task's arrays: ``U`` its score rows (chain: tokens x labels; boxes: candidates
+x 1; matchings: edges x 1), a direction ``(R, E)`` in ``w``-space, the factored BCFW dual
+state ``(mu, Psum, blocks)``. Matchings share the edge-wise kernels of boxes (an edge is a
+score row with one label, like a candidate box).
 """
 
 import numba as nb
@@ -15,41 +17,57 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-from ssvmbench.tasks import boxes, chain, oracles
+from ssvmbench.tasks import boxes, chain, matching, oracles
 
 
-def _is_boxes(arg_types):
-    return any(isinstance(t, types.BaseNamedTuple) and t.instance_class is boxes.BoxData
-               for t in arg_types)
+def _task_of(arg_types):
+    """``"boxes"``, ``"matching"`` or ``"chain"`` from the numba types of a call's arguments."""
+    for t in arg_types:
+        if isinstance(t, types.BaseNamedTuple):
+            if t.instance_class is boxes.BoxData:
+                return "boxes"
+            if t.instance_class is matching.MatchingData:
+                return "matching"
+    return "chain"
 
 
-def _dispatch(chain_kernel, box_kernel):
+def _dispatch(chain_kernel, box_kernel, matching_kernel):
     """A function (callable from Python and from compiled code) that runs ``box_kernel``
-    when one of its arguments is :class:`~ssvmbench.tasks.boxes.BoxData`, else
+    when one of its arguments is :class:`~ssvmbench.tasks.boxes.BoxData`,
+    ``matching_kernel`` for :class:`~ssvmbench.tasks.matching.MatchingData`, else
     ``chain_kernel``."""
+    kernels = {"chain": chain_kernel, "boxes": box_kernel, "matching": matching_kernel}
+
     def generic(*args):
-        boxed = any(isinstance(a, boxes.BoxData) for a in args)
-        return (box_kernel if boxed else chain_kernel)(*args)
+        task = ("boxes" if any(isinstance(a, boxes.BoxData) for a in args) else
+                "matching" if any(isinstance(a, matching.MatchingData) for a in args) else
+                "chain")
+        return kernels[task](*args)
 
     @overload(generic)
     def _choose(*args):
-        kernel = box_kernel if _is_boxes(args) else chain_kernel
+        kernel = kernels[_task_of(args)]
         return lambda *args: kernel(*args)
 
     generic.__doc__ = chain_kernel.__doc__
     return generic
 
 
-scores = _dispatch(chain.unary_scores, boxes.scores)
-example_oracle = _dispatch(oracles.example_oracle, boxes.example_oracle)
-decode = _dispatch(chain.decode, boxes.decode)
-add_direction = _dispatch(chain.add_direction, boxes.add_direction)
-direction_sqnorm = _dispatch(chain.direction_sqnorm, boxes.direction_sqnorm)
-direction_dot = _dispatch(chain.direction_dot, boxes.direction_dot)
-dual_residual = _dispatch(chain.marginals_residual, boxes.dual_residual)
-init_marginals = _dispatch(chain.init_marginals, boxes.init_marginals)
-move_marginals = _dispatch(chain.move_marginals, boxes.move_marginals)
-weights_from_average = _dispatch(chain.weights_from_average, boxes.weights_from_average)
+scores = _dispatch(chain.unary_scores, boxes.scores, boxes.scores)
+example_oracle = _dispatch(oracles.example_oracle, boxes.example_oracle,
+                           matching.example_oracle)
+decode = _dispatch(chain.decode, boxes.decode, matching.decode)
+add_direction = _dispatch(chain.add_direction, boxes.add_direction, boxes.add_direction)
+direction_sqnorm = _dispatch(chain.direction_sqnorm, boxes.direction_sqnorm,
+                             boxes.direction_sqnorm)
+direction_dot = _dispatch(chain.direction_dot, boxes.direction_dot, boxes.direction_dot)
+dual_residual = _dispatch(chain.marginals_residual, boxes.dual_residual,
+                          matching.dual_residual)
+init_marginals = _dispatch(chain.init_marginals, boxes.init_marginals,
+                           matching.init_marginals)
+move_marginals = _dispatch(chain.move_marginals, boxes.move_marginals, boxes.move_marginals)
+weights_from_average = _dispatch(chain.weights_from_average, boxes.weights_from_average,
+                                 matching.weights_from_average)
 
 
 @nb.njit(cache=True)
