@@ -73,15 +73,15 @@ def test_best_within_recovers_C_rho1_and_the_paper_row():
 
 
 def test_elastic_net_curves_share_the_panel_of_their_C():
-    """SAP at rho1 = 0.9 and 0.5 and the L2 SSVM (l1 = 0) at the same C: one panel
+    """SAP at rho1 = 0.9 and 0.7 and the L2 SSVM (l1 = 0) at the same C: one panel
     (lambda + l1 = 1/(C n)), three curves named by rho1; suboptimality per objective."""
     total = 0.01
     df = table(**{"method": ["sap", "sap", "bcfw"], "seed": [0, 0, 0], "run": ["a", "b", "c"],
-                  "lambda": [0.1 * total, 0.5 * total, total], "l1": [0.9 * total, 0.5 * total, 0],
+                  "lambda": [0.1 * total, 0.3 * total, total], "l1": [0.9 * total, 0.7 * total, 0],
                   "primal": [3.0, 2.0, 1.0], "dual": [np.nan, np.nan, 0.5]})
     stats = aggregate(df, "primal")
     assert stats["regularization"].tolist() == pytest.approx([total] * 3)
-    assert sorted(stats["method"]) == ["bcfw", "sap-rho1=0.5", "sap-rho1=0.9"]
+    assert sorted(stats["method"]) == ["bcfw", "sap-rho1=0.7", "sap-rho1=0.9"]
     assert add_suboptimality(df)["reference"].tolist() == ["best primal"] * 2 + ["best dual"]
 
 

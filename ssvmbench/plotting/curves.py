@@ -84,7 +84,8 @@ def aggregate(df, y, x="effective_pass"):
     variant, regularization ``lambda + l1``, curve ``method`` (:func:`curve_labels`) and
     effective pass. For another ``x`` (``oracle_calls``, ``time_s``) its median at that pass
     is added as column ``x``."""
-    df = df.assign(method=curve_labels(df), regularization=df["lambda"] + _l1(df))
+    total = df["lambda"] + _l1(df)        # to 10 digits: 0.1 x + 0.9 x == 0.3 x + 0.7 x
+    df = df.assign(method=curve_labels(df), regularization=[float(f"{v:.10g}") for v in total])
     runs = df.groupby(PANEL + ["method", "seed"], dropna=False)["run"].nunique()
     if (runs > 1).any():
         data, _, lam, method, seed = runs[runs > 1].index[0]
