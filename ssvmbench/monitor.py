@@ -43,11 +43,16 @@ def measure(solver, train, test, metric="accuracy"):
     1 - AER for word alignment)."""
     columns = {key: [] for key in ("iterate", "primal", "dual", "gap", "train_loss",
                                    "test_error", "test_metric", "nnz")}
+    raw = None
     for name, w, dual in solver.iterates():
+        if name == "best":       # the raw iterate just evaluated may be the best one yet
+            solver.offer_best(*raw)
+            w = solver.best_w
         hinge, train_loss, _ = train.evaluate(w, with_hinge=True)
         _, test_error, predictions = test.evaluate(w, with_hinge=False)
         score = test_metric(metric, test.dataset, predictions)
         primal = 0.5 * solver.lam * (w @ w) + solver.l1 * np.abs(w).sum() + hinge
+        raw = raw or (w, primal)
         for key, value in (("iterate", name), ("primal", primal), ("dual", dual),
                            ("gap", primal - dual), ("train_loss", train_loss),
                            ("test_error", test_error), ("test_metric", score),

@@ -41,3 +41,23 @@ def test_lambda_specs(spec, value):
 def test_lambda_refused(spec):
     with pytest.raises(UserError, match="lambda"):
         resolve_lambda(spec, 1000)
+
+
+def test_logged_best_is_never_above_the_raw_iterate():
+    """A checkpoint evaluates the raw iterate exactly, so the logged ``best`` (BCFW Figure 1's
+    lower envelope) takes it when it is lower, and is non-increasing."""
+    from ssvmbench.data.synthetic import random_chains
+    from ssvmbench.monitor import measure
+    from ssvmbench.solvers import make_solver
+    from ssvmbench.tasks.chain import ChainTask
+
+    task = ChainTask(random_chains(30, 3, 6, lengths=(1, 5), seed=11))
+    solver = make_solver("fw", task, 0.001, {"iterates": ["raw", "best"]}, 0)
+    best = []
+    for passes in range(1, 15):
+        solver.run_until(passes * task.n)
+        rows = measure(solver, task, task)
+        assert rows["iterate"] == ["raw", "best"]
+        assert rows["primal"][1] <= rows["primal"][0] + 1e-12
+        best.append(rows["primal"][1])
+    assert all(b <= a + 1e-12 for a, b in zip(best, best[1:]))
