@@ -141,6 +141,28 @@ def decode(w, dims, data, normalized, i, U, T, delta, y):
 
 
 @nb.njit(cache=True)
+def labeling_hinge(w, dims, data, normalized, i, T, y):
+    """``L_i(y) - <w, phi(y_i) - phi(y)>`` for the candidate ``y[0]`` of image ``i``."""
+    t0 = data.offsets[i]
+    chosen, gold = data.features[t0 + y[0]], data.features[data.gold[i]]
+    s = 0.0
+    if t0 + y[0] != data.gold[i]:
+        for f in range(len(chosen)):
+            s += w[f] * (np.float64(chosen[f]) - np.float64(gold[f]))
+    return data.loss[t0 + y[0]] + s
+
+
+@nb.njit(cache=True)
+def add_labeling(g, coef, dims, data, i, T, y):
+    """``g += coef * (phi(y) - phi(y_i))`` for the candidate ``y[0]`` of image ``i``."""
+    t0 = data.offsets[i]
+    if t0 + y[0] != data.gold[i]:
+        chosen, gold = data.features[t0 + y[0]], data.features[data.gold[i]]
+        for f in range(len(chosen)):
+            g[f] += coef * (np.float64(chosen[f]) - np.float64(gold[f]))
+
+
+@nb.njit(cache=True)
 def add_direction(w, coef, dims, data, t0, T, R, E, U, C):
     """``w += coef * sum_j R[j, 0] phi(j)``, each change also recorded in the lazy averages
     ``U`` with weights ``C`` (:mod:`ssvmbench.solvers.averaging`)."""

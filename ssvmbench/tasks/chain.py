@@ -330,6 +330,63 @@ def psi_residual(gold, y, T, R, E):
     transitions.set_difference_of_labelings(E, gold, y, T, R.shape[1])
 
 
+@nb.njit(cache=True)
+def labeling_hinge(w, dims, data, normalized, i, T, y):
+    """``L_i(y) - <w, psi_i(y)>`` for the labeling ``y[:T]`` of sequence ``i``: the hinge
+    term of one stored labeling (the max oracle returns its maximum over ``y``), read
+    from ``w`` at the tokens and bigrams where ``y`` differs from ``y_i`` only."""
+    offsets, labels, feat_ptr, feat_idx, feat_val = data
+    F, L = dims
+    off_trans = F * L
+    off_first = off_trans + L * L
+    t0 = offsets[i]
+    gold = labels[t0:t0 + T]
+    s = 0.0
+    wrong = 0
+    for t in range(T):
+        a, b = y[t], gold[t]
+        if a != b:
+            wrong += 1
+            for p in range(feat_ptr[t0 + t], feat_ptr[t0 + t + 1]):
+                base = feat_idx[p] * L
+                s += feat_val[p] * (w[base + a] - w[base + b])
+        if t > 0 and (a != b or y[t - 1] != gold[t - 1]):
+            s += w[off_trans + y[t - 1] * L + a] - w[off_trans + gold[t - 1] * L + b]
+    s += w[off_first + y[0]] - w[off_first + gold[0]]
+    s += w[off_first + L + y[T - 1]] - w[off_first + L + gold[T - 1]]
+    return wrong * loss_unit(normalized, T) + s
+
+
+@nb.njit(cache=True)
+def add_labeling(g, coef, dims, data, i, T, y):
+    """``g += coef * (phi(x_i, y) - phi(x_i, y_i))`` for the labeling ``y[:T]`` of sequence
+    ``i`` (the max oracle's gradient when ``y`` is its argmax), written at the tokens and
+    bigrams where ``y`` differs from ``y_i`` only."""
+    offsets, labels, feat_ptr, feat_idx, feat_val = data
+    F, L = dims
+    off_trans = F * L
+    off_first = off_trans + L * L
+    t0 = offsets[i]
+    gold = labels[t0:t0 + T]
+    for t in range(T):
+        a, b = y[t], gold[t]
+        if a != b:
+            for p in range(feat_ptr[t0 + t], feat_ptr[t0 + t + 1]):
+                base = feat_idx[p] * L
+                v = coef * feat_val[p]
+                g[base + a] += v
+                g[base + b] -= v
+        if t > 0 and (a != b or y[t - 1] != gold[t - 1]):
+            g[off_trans + y[t - 1] * L + a] += coef
+            g[off_trans + gold[t - 1] * L + b] -= coef
+    if y[0] != gold[0]:
+        g[off_first + y[0]] += coef
+        g[off_first + gold[0]] -= coef
+    if y[T - 1] != gold[T - 1]:
+        g[off_first + L + y[T - 1]] += coef
+        g[off_first + L + gold[T - 1]] -= coef
+
+
 # The factored dual block of example i (BCFW Section 3): ``alpha_i`` enters ``w = A alpha``
 # only through its token marginals ``mu[t0:t0+T]`` (T x L) and its bigram marginals
 # ``P_i = sum_y alpha_i(y) counts(y)``, a sparse block of the pool ``blocks = (pool_keys,

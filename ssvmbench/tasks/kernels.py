@@ -9,7 +9,8 @@ when the calling solver kernel is compiled, so one solver kernel serves every ta
 cacheable. A task's arrays: ``U`` its score rows (chain: tokens x labels; boxes: candidates
 x 1; matchings: edges x 1), a direction ``(R, E)`` in ``w``-space, the factored BCFW dual
 state ``(mu, Psum, blocks)``. Matchings share the edge-wise kernels of boxes (an edge is a
-score row with one label, like a candidate box).
+score row with one label, like a candidate box). ``labeling_hinge`` and ``add_labeling``
+score and add one stored labeling (the cutting plane's constraint cache).
 """
 
 import numba as nb
@@ -68,6 +69,8 @@ init_marginals = _dispatch(chain.init_marginals, boxes.init_marginals,
 move_marginals = _dispatch(chain.move_marginals, boxes.move_marginals, boxes.move_marginals)
 weights_from_average = _dispatch(chain.weights_from_average, boxes.weights_from_average,
                                  matching.weights_from_average)
+labeling_hinge = _dispatch(chain.labeling_hinge, boxes.labeling_hinge, matching.labeling_hinge)
+add_labeling = _dispatch(chain.add_labeling, boxes.add_labeling, matching.add_labeling)
 
 
 @nb.njit(cache=True)

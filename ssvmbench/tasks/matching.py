@@ -193,6 +193,36 @@ def task_loss(data, i, y, T):
 
 
 @nb.njit(cache=True)
+def labeling_hinge(w, dims, data, normalized, i, T, y):
+    """``L_i(y) - <w, phi(y_i) - phi(y)>`` for the edge indicators ``y[:T]`` of pair ``i``,
+    read from the features of the edges where ``y`` differs from ``y_i`` only."""
+    t0 = data.offsets[i]
+    X = data.features
+    s = 0.0
+    for e in range(T):
+        diff = y[e] - data.target[t0 + e]
+        if diff != 0.0:
+            row = X[t0 + e]
+            for f in range(len(row)):
+                s += diff * w[f] * row[f]
+    return task_loss(data, i, y, T) + s
+
+
+@nb.njit(cache=True)
+def add_labeling(g, coef, dims, data, i, T, y):
+    """``g += coef * (phi(y) - phi(y_i))`` for the edge indicators ``y[:T]`` of pair ``i``,
+    written from the edges where ``y`` differs from ``y_i`` only."""
+    t0 = data.offsets[i]
+    X = data.features
+    for e in range(T):
+        diff = y[e] - data.target[t0 + e]
+        if diff != 0.0:
+            row = X[t0 + e]
+            for f in range(len(row)):
+                g[f] += coef * diff * row[f]
+
+
+@nb.njit(cache=True)
 def decode(w, dims, data, normalized, i, U, T, delta, y):
     """Max oracle for BCFW: the loss-augmented best matching (BCFW eq. 2) written to ``y``
     (edge indicators); returns its loss ``L(y_i, y)``."""
