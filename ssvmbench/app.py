@@ -1,19 +1,35 @@
 """The Hydra app behind ``ssvmbench run`` (configs in ``configs/``)."""
 
+import hashlib
 import sys
 
 import hydra
 from hydra.core.hydra_config import HydraConfig
+from omegaconf import OmegaConf
 
 from ssvmbench.errors import UserError
 from ssvmbench.paths import config_dir
 from ssvmbench.runner import run
 
 
+def run_dirname(overrides):
+    """A sweep job's directory name from its sorted overrides (``solver=bcfw,seed=3,...``):
+    ``/`` (as in ``lambda=1/n``) becomes ``_``; names over 200 characters are cut and end
+    with a hash of the whole, so that every combination keeps its own directory."""
+    name = overrides.replace("/", "_") or "defaults"
+    if len(name) > 200:
+        name = name[:180] + "-" + hashlib.sha1(name.encode()).hexdigest()[:12]
+    return name
+
+
+OmegaConf.register_new_resolver("run_dirname", run_dirname, replace=True)
+
+
 @hydra.main(version_base=None, config_path=str(config_dir()), config_name="config")
 def main(cfg):
     try:
-        run(cfg, HydraConfig.get().runtime.output_dir)
+        hydra_cfg = HydraConfig.get()
+        run(cfg, hydra_cfg.runtime.output_dir, list(hydra_cfg.overrides.task))
     except UserError as err:
         print(f"ssvmbench run: error: {err}", file=sys.stderr)
         sys.exit(2)

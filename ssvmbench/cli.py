@@ -6,7 +6,6 @@ every Hydra option work); the other subcommands use argparse.
 
 import argparse
 import sys
-from pathlib import Path
 
 from ssvmbench.errors import UserError
 
@@ -57,19 +56,7 @@ def _argparse_command(command, rest):
 def _run(rest):
     from ssvmbench import app
 
-    _refuse_existing_dirs(rest)
     sys.argv = ["ssvmbench run"] + rest
     app.main()
     return 0
 
-
-def _refuse_existing_dirs(overrides):
-    """An explicit ``hydra.run.dir`` / ``hydra.sweep.dir`` holding run logs is refused
-    before Hydra writes anything into it."""
-    for item in overrides:
-        key, _, value = item.partition("=")
-        if key.lstrip("+~") in ("hydra.run.dir", "hydra.sweep.dir") and value:
-            directory = Path(value)
-            if directory.is_dir() and any(directory.rglob("*.h5")):
-                raise UserError(f"{directory} already holds run logs; choose a new "
-                                f"{key.lstrip('+~')}= or move the old results away")

@@ -3,7 +3,8 @@
 Columns are 1-D resizable datasets under ``trace/``, grown in blocks; the number of valid
 rows is the root attribute ``n_rows``, updated after the data. The file is flushed after
 every append, so a run killed even by SIGKILL leaves a readable file with every checkpoint
-written so far (its ``status`` stays ``running``). Existing files are never overwritten.
+written so far (its ``status`` stays ``running``). Existing files are never overwritten:
+:func:`make_room` skips finished runs and keeps unfinished logs under another name.
 """
 
 import datetime
@@ -118,6 +119,35 @@ class RunLog:
         else:
             self.close("failed", f"{kind.__name__}: {error}")
         return False
+
+
+def make_room(path, config):
+    """Whether a run of ``config`` (its resolved YAML) may start writing ``path``, so that a
+    re-run sweep redoes only what is missing: ``False`` if ``path`` holds the finished log
+    of this configuration, or a log that a live process is writing (HDF5 keeps it locked);
+    ``True`` if ``path`` is free, after renaming an unfinished log (killed, interrupted,
+    failed) to ``<path>.<status>-<start time>``, which is kept. A finished log of another
+    configuration is refused."""
+    path = Path(path)
+    try:
+        with h5py.File(path, "r") as f:
+            status, started = f.attrs.get("status"), f.attrs.get("started", "")
+            same = f.attrs.get("config") == config
+    except FileNotFoundError:
+        return True
+    except BlockingIOError:
+        print(f"{path}: being written by another process, skipped")
+        return False
+    if status == "finished":
+        if not same:
+            raise UserError(f"{path} holds a finished run of another configuration; choose "
+                            "another hydra.run.dir / hydra.sweep.dir or move it away")
+        print(f"{path}: finished already, skipped")
+        return False
+    aside = path.with_name(f"{path.name}.{status}-{started}".replace(":", ""))
+    path.rename(aside)
+    print(f"{path}: the earlier {status} run is kept as {aside.name}; running again")
+    return True
 
 
 def read_log(path):

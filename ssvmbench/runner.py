@@ -17,7 +17,7 @@ from tqdm import tqdm
 from ssvmbench.data import load_split
 from ssvmbench.errors import UserError
 from ssvmbench.monitor import measure, schedule
-from ssvmbench.runlog import Interrupted, RunLog
+from ssvmbench.runlog import Interrupted, RunLog, make_room
 from ssvmbench.solvers import make_solver
 from ssvmbench.tasks import make_task
 from ssvmbench.tasks.oracles import Oracle, number
@@ -91,16 +91,22 @@ def prepare(cfg):
     return solver, train, test, split, lam
 
 
-def run(cfg, run_dir) -> Path:
-    """Train as configured and log to ``run_dir/run.h5``; returns the log path."""
+def run(cfg, run_dir, overrides=()) -> Path:
+    """Train as configured and log to ``run_dir/run.h5`` (skipped if it holds this
+    configuration's finished log, see :func:`~ssvmbench.runlog.make_room`); returns the log
+    path. ``overrides``: the command line's, recorded in the log."""
     passes = cfg.solver.passes
     points = schedule(passes, cfg.eval.every, cfg.eval.log_start, cfg.eval.per_decade)
     for key in ("gap", "time_s"):
         if cfg.stop[key] is not None and not cfg.stop[key] > 0:
             raise UserError(f"stop.{key}={cfg.stop[key]} must be positive (or null)")
-    solver, train, test, split, lam = prepare(cfg)
     path = Path(run_dir) / LOG_NAME
-    with RunLog(path, _attributes(cfg, solver, split, lam)) as log, _signals_interrupt():
+    config = OmegaConf.to_yaml(cfg, resolve=True)
+    if not make_room(path, config):
+        return path
+    solver, train, test, split, lam = prepare(cfg)
+    with RunLog(path, _attributes(config, overrides, cfg, solver, split, lam)) as log, \
+            _signals_interrupt():
         solver_time = eval_time = 0.0
         bar = tqdm(total=float(passes), unit="pass", disable=not sys.stderr.isatty(),
                    bar_format="{l_bar}{bar}| {n:.2f}/{total:.0f} passes [{elapsed}<{remaining}]")
@@ -147,9 +153,10 @@ class _signals_interrupt:
         return False
 
 
-def _attributes(cfg, solver, split, lam):
+def _attributes(config, overrides, cfg, solver, split, lam):
     return {
-        "config": OmegaConf.to_yaml(cfg, resolve=True),
+        "config": config,
+        "overrides": list(overrides),
         "solver": solver.name,
         "method": solver.method,
         "data": cfg.data.name,

@@ -51,9 +51,16 @@ def test_single_run_writes_exactly_one_log(data_root, tmp_path):
         assert name in trace
     assert "solver:" in attrs["config"]
 
+    assert attrs["overrides"] and "seed=3" in attrs["overrides"]
+
+    before = logs[0].read_bytes()
     again = ssvmbench("run", "solver=ssg", f"hydra.run.dir={run_dir}", cwd=tmp_path, check=False)
-    assert again.returncode == 2 and "already holds run logs" in again.stderr
-    assert read_log(logs[0])[1]["status"] == "finished"
+    assert again.returncode == 2 and "another configuration" in again.stderr
+    same = ssvmbench("run", "solver=bcfw", "data=ocr", "lambda=0.01", "seed=3",
+                     "solver.passes=2", f"hydra.run.dir={run_dir}", cwd=tmp_path)
+    assert "finished already, skipped" in same.stdout
+    assert logs[0].read_bytes() == before
+    assert sorted(p.name for p in run_dir.iterdir()) == ["app.log", "run.h5"]
 
 
 def test_cutting_plane_stops_at_svmstruct_epsilon(data_root, tmp_path):
@@ -101,11 +108,26 @@ def test_lambda_one_over_n_and_fractional_log_checkpoints(data_root, tmp_path):
 
 
 def test_sweep_then_plot(data_root, tmp_path):
+    """A sweep, then the same sweep again after one run was killed and one log deleted: the
+    re-run redoes those two only (the killed run's log is kept aside), then the plots."""
     sweep = tmp_path / "sweep"
-    ssvmbench("run", "-m", "solver=bcfw,ssg", "data=ocr", "lambda=0.01,0.001", "seed=0,1",
-              "solver.passes=1", f"hydra.sweep.dir={sweep}", cwd=tmp_path)
+    grid = ("-m", "solver=bcfw,ssg", "data=ocr", "lambda=0.01,1/n", "seed=0,1",
+            "solver.passes=1", f"hydra.sweep.dir={sweep}")
+    ssvmbench("run", *grid, cwd=tmp_path)
     logs = sorted(sweep.rglob("*.h5"))
-    assert len(logs) == 8
+    assert len(logs) == 8 and len({log.parent for log in logs}) == 8
+    assert sweep / "data=ocr,lambda=1_n,seed=1,solver.passes=1,solver=ssg" / "run.h5" in logs
+    killed, deleted = logs[0], logs[1]
+    with h5py.File(killed, "a") as f:
+        f.attrs["status"] = "running"
+    deleted.unlink()
+    kept = {log: log.stat().st_mtime_ns for log in logs[2:]}
+    out = ssvmbench("run", *grid, cwd=tmp_path).stdout
+    assert out.count("finished already, skipped") == 6
+    assert {log: log.stat().st_mtime_ns for log in logs[2:]} == kept
+    assert read_log(killed)[1]["status"] == read_log(deleted)[1]["status"] == "finished"
+    aside = list(killed.parent.glob("run.h5.running-*"))
+    assert len(aside) == 1 and sorted(sweep.rglob("*.h5")) == logs
     out = tmp_path / "figures"
     ssvmbench("plot", str(sweep), "-o", str(out), cwd=tmp_path)
     for name in ("suboptimality.png", "suboptimality.pdf", "test_error.png", "summary.csv",

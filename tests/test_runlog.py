@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from ssvmbench.errors import UserError
-from ssvmbench.runlog import Interrupted, RunLog, find_logs, load_logs, read_log
+from ssvmbench.runlog import Interrupted, RunLog, find_logs, load_logs, make_room, read_log
 
 
 def rows(k, start=0):
@@ -64,6 +64,49 @@ def test_existing_file_is_refused_and_untouched(tmp_path):
     with pytest.raises(UserError, match="already exists.*hydra.run.dir"):
         RunLog(path, {"seed": 2})
     assert path.read_bytes() == before
+
+
+def test_make_room_skips_finished_runs_and_keeps_unfinished_logs(tmp_path, capsys):
+    path = tmp_path / "run.h5"
+    assert make_room(path, "cfg: 1")                         # nothing there yet
+    with RunLog(path, {"config": "cfg: 1"}) as log:
+        log.append(rows(1))
+    before = path.read_bytes()
+    assert not make_room(path, "cfg: 1")                     # finished: skip
+    assert "finished already, skipped" in capsys.readouterr().out
+    with pytest.raises(UserError, match="another configuration"):
+        make_room(path, "cfg: 2")
+    assert path.read_bytes() == before
+    for status, error in (("interrupted", Interrupted), ("failed", RuntimeError)):
+        path = tmp_path / status / "run.h5"
+        path.parent.mkdir()
+        with pytest.raises(error):
+            with RunLog(path, {"config": "cfg: 1"}) as log:
+                log.append(rows(1))
+                raise error
+        assert make_room(path, "cfg: 1") and not path.exists()
+        aside = list(path.parent.glob(f"run.h5.{status}-*"))
+        assert len(aside) == 1 and read_log(aside[0])[1]["status"] == status
+
+
+def test_make_room_skips_a_log_another_process_writes(tmp_path, capsys):
+    """HDF5's file lock tells a running job's log from a killed one's."""
+    path = tmp_path / "run.h5"
+    writer = subprocess.Popen([sys.executable, "-c", f"""
+import sys, time
+from ssvmbench.runlog import RunLog
+log = RunLog({str(path)!r}, {{"config": "cfg: 1"}})
+print("open", flush=True)
+sys.stdin.read()
+"""], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert writer.stdout.readline().strip() == "open"
+        assert not make_room(path, "cfg: 1") and path.exists()
+        assert "being written by another process" in capsys.readouterr().out
+    finally:
+        writer.kill()
+        writer.wait()
+    assert make_room(path, "cfg: 1") and list(tmp_path.glob("run.h5.running-*"))
 
 
 @pytest.mark.parametrize("error,status", [(KeyboardInterrupt, "interrupted"),
