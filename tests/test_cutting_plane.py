@@ -6,6 +6,7 @@ import itertools
 
 import numpy as np
 import pytest
+from scipy.optimize import minimize
 
 from ssvmbench.data.alignment import synthetic_alignment
 from ssvmbench.data.scenes import load_scenes
@@ -67,6 +68,24 @@ def test_master_dual_below_primal_and_reaches_the_bcfw_optimum():
     assert primal(TASK, LAM, solver.w) == pytest.approx(duals[-1], abs=1e-7)
     assert bcfw.iterates()[0][2] <= duals[-1] + 1e-9 <= bcfw_primal + 1e-9
     assert solver.m < solver.steps + 1            # idle constraints were dropped
+
+
+def test_svmstruct_c_is_one_over_lambda():
+    """SVMstruct's master problem in its own primal form (Joachims et al. 2009, OP4 on the
+    working set): min 1/2 ||w||^2 + C xi s.t. xi >= b_j - <a_j, w>; with C = 1/lambda its
+    solution is the solver's w, and its value is the master dual / lambda."""
+    solver = make_solver("cutting_plane", TASK, LAM, {"epsilon": 1e-9, "cache_size": 0}, 0)
+    for _ in range(12):
+        solver.advance(TASK.n)
+    A, b, C, d = solver.A[:solver.m], solver.b[:solver.m], 1.0 / LAM, TASK.d
+    result = minimize(lambda z: 0.5 * z[:d] @ z[:d] + C * z[d], np.zeros(d + 1),
+                      jac=lambda z: np.append(z[:d], C), method="SLSQP",
+                      constraints={"type": "ineq", "fun": lambda z: z[d] - b + A @ z[:d],
+                                   "jac": lambda z: np.hstack([A, np.ones((len(b), 1))])},
+                      options={"ftol": 1e-11, "maxiter": 2000})
+    assert result.success
+    np.testing.assert_allclose(result.x[:d], solver.w, atol=1e-5)
+    assert result.fun == pytest.approx(solver.iterates()[0][2] / LAM, rel=1e-6)
 
 
 def test_svmstruct_epsilon_bounds_the_gap_at_the_stop():
