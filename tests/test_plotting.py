@@ -8,6 +8,7 @@ from ssvmbench.cli import main
 from ssvmbench.errors import UserError
 from ssvmbench.plotting.curves import add_suboptimality, aggregate, method_label
 from ssvmbench.plotting.sap_tables import best_within, latex
+from ssvmbench.plotting.styles import curve_styles
 from ssvmbench.runlog import RunLog
 
 
@@ -160,3 +161,22 @@ def test_plot_options_and_bad_optimum(tmp_path, capsys):
     assert "data,lambda,value" in capsys.readouterr().err
     assert main(["plot", str(tmp_path / "empty"), "-o", str(out)]) == 2
     assert "no run logs" in capsys.readouterr().err
+
+
+def test_curve_styles_are_fixed_per_solver_and_distinct_in_grayscale():
+    """The same curve looks the same in every figure (colour and marker from the solver,
+    line style from the iterate); within a figure no two curves share colour, marker and
+    line style, so they stay apart without colour."""
+    figure1 = ["bcfw", "bcfw-wavg", "ssg", "ssg-wavg", "online_eg", "fw-best",
+               "cutting_plane-epsilon=1e-08-best"]
+    figure2 = ["bcfw", "bcfw-predefined", "fw", "fw-predefined"]
+    sap = ["sap-rho1=0.1", "sap-rho1=0.9", "l1_subgradient", "bcfw", "mystery"]
+    for labels in (figure1, figure2, sap):
+        styles = curve_styles(labels)
+        looks = {(s["color"], s["marker"], str(s["linestyle"])) for s in styles.values()}
+        assert len(looks) == len(labels)
+        assert len({(s["marker"], str(s["linestyle"])) for s in styles.values()}) == len(labels)
+    one, two = curve_styles(figure1), curve_styles(figure2)
+    assert one["bcfw"] == two["bcfw"] and one["bcfw"]["color"] == one["bcfw-wavg"]["color"]
+    assert one["bcfw-wavg"]["linestyle"] == one["ssg-wavg"]["linestyle"] != one["bcfw"]["linestyle"]
+    assert two["fw"]["color"] == one["fw-best"]["color"] != one["bcfw"]["color"]

@@ -10,6 +10,7 @@ from ssvmbench.errors import UserError
 from ssvmbench.plotting.curves import (PANEL, add_suboptimality, aggregate, curve_labels,
                                       summary)
 from ssvmbench.plotting.sap_tables import best_within, latex
+from ssvmbench.plotting.styles import curve_styles
 from ssvmbench.runlog import load_logs
 
 X_LABELS = {"effective_pass": "effective passes", "oracle_calls": "oracle calls",
@@ -59,12 +60,11 @@ def main(args):
     except OSError as err:
         raise UserError(f"cannot create the output directory {out} ({err}); choose another -o")
     stats = {y: aggregate(df, y, args.x) for y in args.y}
-    methods = sorted(stats[args.y[0]]["method"].unique())
-    colors = {method: f"C{i % 10}" for i, method in enumerate(methods)}
+    styles = curve_styles(stats[args.y[0]]["method"].unique())
     written = []
     for y in args.y:
         ylabel, log_y = FIGURES[y]
-        fig = _figure(stats[y], args.x, ylabel, log_y, colors, args.band)
+        fig = _figure(stats[y], args.x, ylabel, log_y, styles, args.band)
         for fmt in args.format:
             written.append(out / f"{y}.{fmt}")
             fig.savefig(written[-1], dpi=150)
@@ -82,7 +82,7 @@ def main(args):
     return 0
 
 
-def _figure(stats, x, ylabel, log_y, colors, band="minmax"):
+def _figure(stats, x, ylabel, log_y, styles, band="minmax"):
     """One panel per (data, variant, λ); per method a line and a band over seeds (median
     and min–max, or mean and one standard deviation)."""
     stats = stats.assign(**{"mean - std": stats["mean"] - stats["std"],
@@ -99,8 +99,8 @@ def _figure(stats, x, ylabel, log_y, colors, band="minmax"):
     for ax, ((data, variant, lam), panel) in zip(axes, panels):
         panel = panel[(panel[x] > 0) & panel[center].notna()]
         for method, curve in panel.groupby("method"):
-            ax.plot(curve[x], curve[center], color=colors[method], label=method)
-            ax.fill_between(curve[x], curve[low], curve[high], color=colors[method],
+            ax.plot(curve[x], curve[center], label=method, **styles[method])
+            ax.fill_between(curve[x], curve[low], curve[high], color=styles[method]["color"],
                             alpha=0.2, linewidth=0)
         ax.set_xscale("log")
         if log_y:
