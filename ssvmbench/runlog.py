@@ -179,7 +179,8 @@ def load_logs(*roots):
     for path in sorted({path for root in roots for path in find_logs(root)}):
         try:
             trace, attrs = read_log(path)
-        except (OSError, KeyError, ValueError) as err:
+        except (OSError, KeyError, ValueError, RuntimeError) as err:
+            # RuntimeError: h5py read a log in the middle of a write by a running job
             warnings.warn(f"skipping unreadable run log {path}: {err}")
             continue
         attrs.setdefault("method", attrs.get("solver", pd.NA))
