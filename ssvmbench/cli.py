@@ -1,4 +1,4 @@
-"""Console entry point: ``ssvmbench run | plot | data | bench``.
+"""Console entry point: ``ssvmbench run | plot | data | bench | reproduce``.
 
 ``run`` hands the rest of the command line to the Hydra app (so ``-m`` sweeps and
 every Hydra option work); the other subcommands use argparse.
@@ -12,11 +12,13 @@ from ssvmbench.errors import UserError
 USAGE = """ssvmbench <command> [options]
 
 commands:
-  run    train one structural SVM, or sweep with -m (a Hydra app: `ssvmbench run --help`)
-         e.g. ssvmbench run solver=bcfw data=ocr lambda=0.01
-  plot   figures and summary tables from the run logs under a directory
-  data   list, fetch or verify datasets
-  bench  seconds per pass, oracle calls per second and peak memory of a solver
+  run        train one structural SVM, or sweep with -m (a Hydra app: `ssvmbench run --help`)
+             e.g. ssvmbench run solver=bcfw data=ocr lambda=0.01
+  plot       figures and summary tables from the run logs under a directory
+  data       list, fetch or verify datasets
+  bench      seconds per pass, oracle calls per second and peak memory of a solver
+  reproduce  the sweeps and plots of a paper's figure or table (configs/experiment/)
+             e.g. ssvmbench reproduce bcfw_figure1_ocr --size smoke
 """
 
 
@@ -29,7 +31,7 @@ def main(argv=None):
     try:
         if command == "run":
             return _run(rest)
-        if command in ("plot", "data", "bench"):
+        if command in ("plot", "data", "bench", "reproduce"):
             return _argparse_command(command, rest)
     except UserError as err:
         print(f"ssvmbench {command}: error: {err}", file=sys.stderr)
@@ -41,13 +43,17 @@ def main(argv=None):
 def _argparse_command(command, rest):
     if command == "plot":
         from ssvmbench.plotting import commands as module
-        description = "Plot every run log found under DIR (BCFW Figures 1-3 style)."
+        description = "Plot every run log found under the DIRs (BCFW Figures 1-3 style)."
     elif command == "data":
         from ssvmbench.data import commands as module
         description = "List, fetch or verify the datasets."
-    else:
+    elif command == "bench":
         from ssvmbench import bench as module
         description = "Benchmark a solver: seconds per pass, oracle calls/s, peak memory."
+    else:
+        from ssvmbench import presets as module
+        description = ("Run the sweeps of paper presets (configs/experiment/) and plot them; "
+                       "re-running continues where it stopped.")
     parser = argparse.ArgumentParser(prog=f"ssvmbench {command}", description=description)
     module.configure_parser(parser)
     return module.main(parser.parse_args(rest)) or 0

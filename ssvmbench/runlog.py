@@ -171,15 +171,16 @@ def find_logs(root):
     return [root] if root.is_file() else sorted(root.rglob("*.h5"))
 
 
-def load_logs(root):
-    """All rows of all logs under ``root`` as one tidy table, tagged with the run's
+def load_logs(*roots):
+    """All rows of all logs under the ``roots`` as one tidy table, tagged with the run's
     ``solver``, ``method`` (solver and non-default options; the solver if absent),
     ``data``, ``data_variant``, ``lambda``, ``seed``, ``status`` and ``run`` (its path)."""
     frames = []
-    for path in find_logs(root):
+    for path in sorted({path for root in roots for path in find_logs(root)}):
         try:
             trace, attrs = read_log(path)
-        except (OSError, KeyError, ValueError) as err:
+        except (OSError, KeyError, ValueError, RuntimeError) as err:
+            # RuntimeError: h5py read a log in the middle of a write by a running job
             warnings.warn(f"skipping unreadable run log {path}: {err}")
             continue
         attrs.setdefault("method", attrs.get("solver", pd.NA))
@@ -189,7 +190,8 @@ def load_logs(root):
         if len(trace):
             frames.append(trace)
     if not frames:
-        raise UserError(f"no run logs (*.h5) with rows found under {root}; "
+        where = ", ".join(map(str, roots))
+        raise UserError(f"no run logs (*.h5) with rows found under {where}; "
                         "run `ssvmbench run ...` first or check the path")
     table = pd.concat(frames, ignore_index=True)
     table["lambda"] = pd.to_numeric(table["lambda"], errors="coerce").astype(float)

@@ -2,6 +2,7 @@
 encoding checked against the feature names it stands for."""
 
 import re
+import threading
 
 import numpy as np
 import pandas as pd
@@ -153,3 +154,34 @@ def test_mixed_radix_keys_stay_exact_when_they_would_overflow():
     (ptr, idx, _), _, n_features = features.encode(sentences, sentences, setting)
     _, names = features.token_strings(sentences, setting)
     assert n_features == len(set(names))
+
+
+def test_feature_cache_survives_concurrent_writers(tmp_path, monkeypatch):
+    """Two runs of a parallel sweep building the same features at once: both write their
+    file before either renames it (a barrier in np.savez), and both succeed."""
+    monkeypatch.setenv("SSVMBENCH_CACHE_DIR", str(tmp_path))
+    barrier = threading.Barrier(2, timeout=30)
+    savez = np.savez
+
+    def savez_then_wait(file, **arrays):
+        savez(file, **arrays)
+        barrier.wait()
+
+    monkeypatch.setattr(np, "savez", savez_then_wait)
+    results, errors = [], []
+
+    def build():
+        try:
+            results.append(features.cached(["same key"], lambda: {"x": np.arange(3)}))
+        except Exception as err:                 # noqa: BLE001 - reported below
+            errors.append(err)
+
+    threads = [threading.Thread(target=build) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors and len(results) == 2
+    monkeypatch.setattr(np, "savez", savez)
+    assert features.cached(["same key"], lambda: 1 / 0)["x"].tolist() == [0, 1, 2]
+    assert [p.suffix for p in (tmp_path / "features").iterdir()] == [".npz"]

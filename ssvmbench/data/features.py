@@ -15,6 +15,8 @@ names are spelled out only for the distinct values a hashing run needs.
 import hashlib
 import json
 import re
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -244,7 +246,8 @@ def _csr(ids):
 
 def cached(key_parts, compute):
     """``compute()`` (a dict of arrays) cached in ``cache_dir()/features`` under a key made
-    of ``key_parts`` (data checksums, template settings, extraction format)."""
+    of ``key_parts`` (data checksums, template settings, extraction format). Safe when
+    several processes (a parallel sweep) build the same key at once."""
     key = hashlib.sha256(json.dumps([FORMAT, key_parts], sort_keys=True).encode()).hexdigest()
     path = cache_dir() / "features" / f"{key[:32]}.npz"
     if path.exists():
@@ -252,7 +255,7 @@ def cached(key_parts, compute):
             return {name: stored[name] for name in stored.files}
     result = compute()
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp.npz")
-    np.savez(tmp, **result)
-    tmp.replace(path)
+    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as tmp:
+        np.savez(tmp, **result)          # a private file per process, then an atomic
+    Path(tmp.name).replace(path)         # rename: concurrent runs may build the same key
     return result

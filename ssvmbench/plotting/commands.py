@@ -25,7 +25,8 @@ BANDS = {"minmax": ("median", "min", "max"), "std": ("mean", "mean - std", "mean
 
 
 def configure_parser(parser):
-    parser.add_argument("logs", metavar="DIR", help="directory searched for run logs (*.h5)")
+    parser.add_argument("logs", nargs="+", metavar="DIR",
+                        help="directories searched for run logs (*.h5)")
     parser.add_argument("-o", "--out", required=True, metavar="OUTDIR",
                         help="output directory (created if needed)")
     parser.add_argument("--format", nargs="+", choices=["png", "pdf", "svg"],
@@ -51,7 +52,7 @@ def configure_parser(parser):
 
 
 def main(args):
-    df = add_suboptimality(load_logs(args.logs), _read_optimum(args.optimum))
+    df = add_suboptimality(load_logs(*args.logs), _read_optimum(args.optimum))
     if args.methods:
         df = _only(df, args.methods)
     out = Path(args.out)

@@ -1,0 +1,112 @@
+"""``ssvmbench reproduce PRESET...``: the sweeps and plots of one paper figure or table.
+
+A preset is ``configs/experiment/<name>.yaml``: the paper item and its claim, named
+``sweeps`` (each one ``ssvmbench run -m``, run as a subprocess into ``OUT/logs/<sweep>``),
+the ``plot`` options (figures in ``OUT/<name>``), and ``sizes`` (``full``: the paper's passes
+and seeds; ``smoke``: a subset of the data, few passes, two seeds, plus its ``overrides``).
+``{seeds}`` in a sweep takes the size's seeds. A sweep of the same name is the same in
+every preset (Figures 1a-c, 2 and 3 share the OCR runs), and sweeps resume (finished runs
+are skipped), so presets share their runs and an interrupted one, run again, redoes only
+what is missing.
+"""
+
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from ssvmbench.errors import UserError
+from ssvmbench.paths import config_dir
+
+KEYS = {"paper", "item", "claim", "sweeps", "plot", "sizes"}
+
+
+def preset_dir() -> Path:
+    return config_dir() / "experiment"
+
+
+def available():
+    return sorted(path.stem for path in preset_dir().glob("*.yaml"))
+
+
+def expand(names):
+    """Preset names, a paper's prefix (``bcfw``, ``casimir``, ``sap``) standing for all of
+    its presets."""
+    known = available()
+    chosen = []
+    for name in names:
+        matches = [name] if name in known else [k for k in known if k.startswith(name + "_")]
+        if not matches:
+            raise UserError(f"unknown preset '{name}': choose from {known} or a paper prefix")
+        chosen += [m for m in matches if m not in chosen]
+    return chosen
+
+
+def load(name):
+    """The preset ``name``, checked: every key known, both sizes with passes and seeds."""
+    path = preset_dir() / f"{name}.yaml"
+    if not path.is_file():
+        raise UserError(f"unknown preset '{name}': choose from {available()}")
+    preset = yaml.safe_load(path.read_text())
+    missing, unknown = KEYS - set(preset), set(preset) - KEYS
+    if missing or unknown:
+        raise UserError(f"{path}: missing keys {sorted(missing)}, unknown keys {sorted(unknown)}")
+    for size in ("full", "smoke"):
+        spec = preset["sizes"].get(size) or {}
+        if not (isinstance(spec.get("passes"), (int, float)) and isinstance(spec.get("seeds"), int)):
+            raise UserError(f"{path}: sizes.{size} needs numeric passes and integer seeds")
+    return preset
+
+
+def commands(name, size, out, extra=()):
+    """The ``ssvmbench`` argument lists that reproduce preset ``name`` at ``size`` under
+    ``out``: one ``run -m`` per sweep, then ``plot``. ``extra``: overrides (e.g. a
+    launcher) added to every sweep."""
+    preset = load(name)
+    if size not in preset["sizes"]:
+        raise UserError(f"--size {size}: preset {name} has sizes {sorted(preset['sizes'])}")
+    spec = preset["sizes"][size]
+    seeds = ",".join(map(str, range(spec["seeds"])))
+    logs = Path(out) / "logs"
+    runs = [["run", "-m", *shlex.split(overrides.replace("{seeds}", seeds)),
+             *shlex.split(spec.get("overrides", "")), f"solver.passes={spec['passes']}",
+             *extra, f"hydra.sweep.dir={logs / sweep}"]
+            for sweep, overrides in preset["sweeps"].items()]
+    plot = ["plot", *(str(logs / sweep) for sweep in preset["sweeps"]),
+            "-o", str(Path(out) / name), *shlex.split(preset["plot"])]
+    return runs + [plot]
+
+
+def configure_parser(parser):
+    parser.add_argument("presets", nargs="*", metavar="PRESET",
+                        help="configs/experiment/PRESET.yaml, or a paper (bcfw: all its "
+                             "presets); none: list them")
+    parser.add_argument("--size", default="full", choices=["full", "smoke"],
+                        help="full: the paper's passes and seeds; smoke: a data subset, few "
+                             "passes, two seeds (about a minute)")
+    parser.add_argument("--out", metavar="DIR",
+                        help="logs go to DIR/logs/SWEEP, figures to DIR/PRESET (default: "
+                             "results/reproduce/SIZE)")
+    parser.add_argument("--dry-run", action="store_true", help="print the commands only")
+    parser.add_argument("--overrides", nargs="+", default=[], metavar="OVERRIDE",
+                        help="added to every sweep, e.g. --overrides hydra/launcher=joblib "
+                             "hydra.launcher.n_jobs=2")
+
+
+def main(args):
+    if not args.presets:
+        for name in available():
+            preset = load(name)
+            print(f"{name:28s} {preset['paper']} {preset['item']}")
+        return 0
+    out = args.out or f"results/reproduce/{args.size}"
+    steps = [step for name in expand(args.presets)
+             for step in commands(name, args.size, out, args.overrides)]
+    for step in steps:
+        print("ssvmbench " + shlex.join(step), flush=True)
+        if not args.dry_run and subprocess.run([sys.executable, "-m", "ssvmbench", *step]).returncode:
+            raise UserError(f"step failed: ssvmbench {shlex.join(step)}; fix it and run "
+                            "the same command again (finished runs are kept and skipped)")
+    return 0
