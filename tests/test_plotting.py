@@ -86,14 +86,15 @@ def test_elastic_net_curves_share_the_panel_of_their_C():
     assert add_suboptimality(df)["reference"].tolist() == ["best primal"] * 2 + ["best dual"]
 
 
-def write_logs(root):
+def write_logs(root, loss="normalized_hamming"):
     """bcfw (raw, wavg) and ssg (raw) with seeds 0 and 1 at λ=0.01, one bcfw run at 0.001."""
     runs = [("bcfw", 0.01, s) for s in (0, 1)] + [("ssg", 0.01, s) for s in (0, 1)]
     for solver, lam, seed in runs + [("bcfw", 0.001, 0)]:
         iterates = ["raw", "wavg"] if solver == "bcfw" else ["raw"]
         k = len(iterates)
         attrs = {"solver": solver, "method": solver, "data": "ocr", "data_variant": "v",
-                 "lambda": lam, "seed": seed, "config": {"solver": {"name": solver}}}
+                 "lambda": lam, "seed": seed, "config": {"solver": {"name": solver}},
+                 "loss": loss, "git_revision": "abc123", "dataset_checksum": "d0d0"}
         run = root / f"{solver}_{lam}_{seed}"
         run.mkdir()
         with RunLog(run / "run.h5", attrs) as log:
@@ -115,7 +116,7 @@ def test_plot_command_writes_figures_and_summary(tmp_path, capsys):
     out = tmp_path / "figures" / "new"
     assert main(["plot", str(tmp_path / "logs"), "-o", str(out)]) == 0
     names = ("suboptimality.png", "suboptimality.pdf", "test_error.png", "test_error.pdf",
-             "summary.csv", "summary.md")
+             "provenance.csv", "summary.csv", "summary.md")
     assert sorted(capsys.readouterr().out.split()) == sorted(str(out / n) for n in names)
     for name in names:
         assert (out / name).stat().st_size > 100
@@ -129,6 +130,23 @@ def test_plot_command_writes_figures_and_summary(tmp_path, capsys):
     markdown = (out / "summary.md").read_text().splitlines()
     assert markdown[0].startswith("| data | lambda | solver | method | iterate |")
     assert len(markdown) == 2 + len(summary)
+    runs = pd.read_csv(out / "provenance.csv")
+    assert len(runs) == 5 and set(runs["git_revision"]) == {"abc123"}
+    assert set(runs["dataset_checksum"]) == {"d0d0"} and runs["run"].is_unique
+
+
+def test_plot_refuses_to_mix_objectives_in_a_panel(tmp_path, capsys):
+    """Logs of another task loss at the same dataset and λ would share a suboptimality
+    reference with these: refused, naming both."""
+    for name, loss in (("a", "normalized_hamming"), ("b", "hamming")):
+        (tmp_path / name).mkdir()
+        write_logs(tmp_path / name, loss)
+    assert main(["plot", str(tmp_path / "a"), str(tmp_path / "b"), "-o",
+                 str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "mix loss 'normalized_hamming'" in err and "'hamming'" in err
+    assert not (tmp_path / "out").exists()
+    assert main(["plot", str(tmp_path / "b"), "-o", str(tmp_path / "out")]) == 0
 
 
 def test_plot_only_some_curves(tmp_path, capsys):
@@ -151,7 +169,7 @@ def test_plot_options_and_bad_optimum(tmp_path, capsys):
                  "--x", "time_s", "--optimum", str(optimum)]) == 0
     printed = capsys.readouterr().out.split()
     assert printed == [str(out / n) for n in ("suboptimality.svg", "test_error.svg",
-                                              "summary.csv", "summary.md")]
+                                              "provenance.csv", "summary.csv", "summary.md")]
     assert main(["plot", str(tmp_path / "logs"), "-o", str(out), "--format", "png",
                  "--y", "primal", "test_metric", "--band", "std"]) == 0
     assert capsys.readouterr().out.split()[:2] == [str(out / "primal.png"),

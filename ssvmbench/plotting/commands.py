@@ -7,8 +7,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ssvmbench.errors import UserError
-from ssvmbench.plotting.curves import (PANEL, add_suboptimality, aggregate, curve_labels,
-                                      summary)
+from ssvmbench.plotting.curves import (PANEL, add_suboptimality, aggregate, check_panels,
+                                      curve_labels, provenance, summary)
 from ssvmbench.plotting.sap_tables import best_within, latex
 from ssvmbench.plotting.styles import curve_styles
 from ssvmbench.runlog import load_logs
@@ -52,7 +52,9 @@ def configure_parser(parser):
 
 
 def main(args):
-    df = add_suboptimality(load_logs(*args.logs), _read_optimum(args.optimum))
+    df = load_logs(*args.logs)
+    check_panels(df)
+    df = add_suboptimality(df, _read_optimum(args.optimum))
     if args.methods:
         df = _only(df, args.methods)
     out = Path(args.out)
@@ -70,7 +72,8 @@ def main(args):
             written.append(out / f"{y}.{fmt}")
             fig.savefig(written[-1], dpi=150)
     table = summary(df)
-    written += [out / "summary.csv", out / "summary.md"]
+    written += [out / "provenance.csv", out / "summary.csv", out / "summary.md"]
+    provenance(df).to_csv(written[-3], index=False)
     table.to_csv(written[-2], index=False)
     written[-1].write_text(_markdown(table.drop(columns="run")))
     if args.best_within is not None:

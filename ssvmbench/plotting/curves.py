@@ -79,6 +79,33 @@ def add_suboptimality(df, optimum=None):
     return df
 
 
+def check_panels(df):
+    """Refuse panels that would mix objectives: every run of a panel (dataset, variant,
+    ``lambda + l1``) must share the task ``loss`` and the ``objective`` definition, else the
+    suboptimality reference and the curves would compare different problems."""
+    df = df.assign(regularization=[float(f"{v:.10g}") for v in df["lambda"] + _l1(df)])
+    for key in ("loss", "objective"):
+        if key not in df:
+            continue
+        kinds = df.dropna(subset=[key]).groupby(PANEL, dropna=False)[key].unique()
+        for (data, variant, reg), values in kinds.items():
+            if len(values) > 1:
+                runs = [df.loc[df[key] == v, "run"].iloc[0] for v in values]
+                raise UserError(
+                    f"{data} ({variant}), lambda + l1 = {reg:g}: the logs mix {key} "
+                    + " and ".join(f"{v!r} (e.g. {r})" for v, r in zip(values, runs))
+                    + "; plot their directories apart")
+
+
+def provenance(df):
+    """One row per run log behind a figure: what it ran (config overrides, seed) on which
+    code (git revision) and data (checksum)."""
+    columns = ["run", "data", "data_variant", "lambda", "l1", "method", "seed", "status",
+               "loss", "overrides", "git_revision", "dataset_checksum"]
+    return (df.drop_duplicates("run").reindex(columns=columns)
+            .sort_values(["data", "lambda", "method", "seed"]).reset_index(drop=True))
+
+
 def aggregate(df, y, x="effective_pass"):
     """Median, min, max, mean and standard deviation of ``y`` over seeds per dataset,
     variant, regularization ``lambda + l1``, curve ``method`` (:func:`curve_labels`) and
