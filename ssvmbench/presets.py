@@ -4,7 +4,8 @@ A preset is ``configs/experiment/<name>.yaml``: the paper item and its claim, na
 ``sweeps`` (each one ``ssvmbench run -m``, run as a subprocess into ``OUT/logs/<sweep>``),
 the ``plot`` options (figures in ``OUT/<name>``), and ``sizes`` (``full``: the paper's passes
 and seeds; ``smoke``: a subset of the data, few passes, two seeds, plus its ``overrides``).
-``{seeds}`` in a sweep takes the size's seeds. A sweep of the same name is the same in
+``{seeds}`` in a sweep takes the size's seeds, ``{passes}`` in the plot options its passes
+(a sweep may set its own ``solver.passes``). A sweep of the same name is the same in
 every preset (Figures 1a-c, 2 and 3 share the OCR runs), and sweeps resume (finished runs
 are skipped), so presets share their runs and an interrupted one, run again, redoes only
 what is missing.
@@ -70,12 +71,16 @@ def commands(name, size, out, extra=()):
     spec = preset["sizes"][size]
     seeds = ",".join(map(str, range(spec["seeds"])))
     logs = Path(out) / "logs"
-    runs = [["run", "-m", *shlex.split(overrides.replace("{seeds}", seeds)),
-             *shlex.split(spec.get("overrides", "")), f"solver.passes={spec['passes']}",
-             *extra, f"hydra.sweep.dir={logs / sweep}"]
-            for sweep, overrides in preset["sweeps"].items()]
+    runs = []
+    for sweep, overrides in preset["sweeps"].items():
+        words = shlex.split(overrides.replace("{seeds}", seeds))
+        if not any(word.startswith("solver.passes=") for word in words):
+            words.append(f"solver.passes={spec['passes']}")   # a sweep's own passes win
+        runs.append(["run", "-m", *words, *shlex.split(spec.get("overrides", "")), *extra,
+                     f"hydra.sweep.dir={logs / sweep}"])
     plot = ["plot", *(str(logs / sweep) for sweep in preset["sweeps"]),
-            "-o", str(Path(out) / name), *shlex.split(preset["plot"])]
+            "-o", str(Path(out) / name),
+            *shlex.split(preset["plot"].replace("{passes}", str(spec["passes"])))]
     return runs + [plot]
 
 
@@ -106,7 +111,16 @@ def main(args):
              for step in commands(name, args.size, out, args.overrides)]
     for step in steps:
         print("ssvmbench " + shlex.join(step), flush=True)
-        if not args.dry_run and subprocess.run([sys.executable, "-m", "ssvmbench", *step]).returncode:
+        if not args.dry_run and _execute(step):
             raise UserError(f"step failed: ssvmbench {shlex.join(step)}; fix it and run "
                             "the same command again (finished runs are kept and skipped)")
     return 0
+
+
+def _execute(step):
+    """Exit code of one step: a sweep in its own process (Hydra owns the process), a plot
+    in this one."""
+    if step[0] == "plot":
+        from ssvmbench.cli import main as cli_main
+        return cli_main(step)
+    return subprocess.run([sys.executable, "-m", "ssvmbench", *step]).returncode
