@@ -1,5 +1,6 @@
 """One run: config -> data -> task -> solver -> checkpoints -> HDF5 run log."""
 
+import contextlib
 import os
 import re
 import signal
@@ -106,7 +107,7 @@ def run(cfg, run_dir, overrides=()) -> Path:
         return path
     solver, train, test, split, lam = prepare(cfg)
     with RunLog(path, _attributes(config, overrides, cfg, solver, split, lam)) as log, \
-            _signals_interrupt():
+            _signals_interrupt() as signals:
         solver_time = eval_time = 0.0
         bar = tqdm(total=float(passes), unit="pass", disable=not sys.stderr.isatty(),
                    bar_format="{l_bar}{bar}| {n:.2f}/{total:.0f} passes [{elapsed}<{remaining}]")
@@ -124,7 +125,8 @@ def run(cfg, run_dir, overrides=()) -> Path:
             rows.update(effective_pass=[solver.oracle_calls / train.n] * k,
                         oracle_calls=[solver.oracle_calls] * k,
                         time_s=[solver_time] * k, eval_time_s=[eval_time] * k)
-            log.append(rows)
+            with signals.writing():
+                log.append(rows)
             bar.update(solver.oracle_calls / train.n - bar.n)
             bar.set_postfix(primal=f"{rows['primal'][0]:.4g}", gap=f"{rows['gap'][0]:.3g}")
             if solver.converged or _should_stop(cfg.stop, rows["gap"][0], solver_time):
@@ -140,16 +142,36 @@ def _should_stop(stop, gap, solver_time):
 
 
 class _signals_interrupt:
-    """Turn SIGTERM into :class:`Interrupted` (SIGINT already raises KeyboardInterrupt),
-    so that the run log is closed with ``status=interrupted``."""
+    """Turn SIGTERM and SIGINT into :class:`Interrupted`, so that the run log is closed with
+    ``status=interrupted``. A signal that arrives while the log is being written
+    (:meth:`writing`) is raised once the write is done: raised inside h5py it could leave
+    h5py's lock held and the process hung."""
 
     def __enter__(self):
+        self._writing, self._pending = False, None
+
         def handler(signum, frame):
-            raise Interrupted(f"received signal {signum}")
-        self._previous = signal.signal(signal.SIGTERM, handler)
+            if self._writing:
+                self._pending = signum
+            else:
+                raise Interrupted(f"received signal {signum}")
+        self._previous = {sig: signal.signal(sig, handler)
+                          for sig in (signal.SIGTERM, signal.SIGINT)}
+        return self
+
+    @contextlib.contextmanager
+    def writing(self):
+        self._writing = True
+        try:
+            yield
+        finally:
+            self._writing = False
+        if self._pending is not None:
+            raise Interrupted(f"received signal {self._pending}")
 
     def __exit__(self, *exc):
-        signal.signal(signal.SIGTERM, self._previous)
+        for sig, previous in self._previous.items():
+            signal.signal(sig, previous)
         return False
 
 

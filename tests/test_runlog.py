@@ -1,5 +1,6 @@
 """Run log: round trip, never overwriting, statuses, and surviving SIGKILL."""
 
+import os
 import signal
 import subprocess
 import sys
@@ -164,3 +165,23 @@ def test_load_logs_tags_rows_with_run_metadata(tmp_path):
     assert len(load_logs(tmp_path / "s0" / "run.h5")) == 4
     with pytest.raises(UserError, match="nothing"):
         load_logs(tmp_path / "s0" / "nothing")
+
+
+def test_a_signal_during_a_log_write_is_raised_after_it():
+    """SIGTERM inside a write waits for the write to finish (raised inside h5py it could
+    leave h5py's lock held), then stops the run; outside a write it stops it at once."""
+    from ssvmbench.runner import _signals_interrupt
+    reached = []
+    with pytest.raises(Interrupted, match="15"):
+        with _signals_interrupt() as signals:
+            with signals.writing():
+                os.kill(os.getpid(), signal.SIGTERM)
+                reached.append("end of write")
+            reached.append("after write")
+    assert reached == ["end of write"]
+    with pytest.raises(Interrupted):
+        with _signals_interrupt():
+            os.kill(os.getpid(), signal.SIGTERM)
+            reached.append("not reached")
+    assert reached == ["end of write"]
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
