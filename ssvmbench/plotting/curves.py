@@ -42,6 +42,12 @@ def _l1(df):
     return pd.to_numeric(df["l1"], errors="coerce").fillna(0.0)
 
 
+def _regularization(df):
+    """The panel key ``lambda + l1`` of every row, to 10 digits (so that 0.1 x + 0.9 x ==
+    0.3 x + 0.7 x)."""
+    return [float(f"{v:.10g}") for v in df["lambda"] + _l1(df)]
+
+
 def _given(optimum, data, lam):
     """The user's optimum for ``(data, lam)`` (λ compared to 6 significant digits)."""
     for (name, value_lam), value in (optimum or {}).items():
@@ -83,7 +89,7 @@ def check_panels(df):
     """Refuse panels that would mix objectives: every run of a panel (dataset, variant,
     ``lambda + l1``) must share the task ``loss`` and the ``objective`` definition, else the
     suboptimality reference and the curves would compare different problems."""
-    df = df.assign(regularization=[float(f"{v:.10g}") for v in df["lambda"] + _l1(df)])
+    df = df.assign(regularization=_regularization(df))
     for key in ("loss", "objective"):
         if key not in df:
             continue
@@ -111,8 +117,7 @@ def aggregate(df, y, x="effective_pass"):
     variant, regularization ``lambda + l1``, curve ``method`` (:func:`curve_labels`) and
     effective pass. For another ``x`` (``oracle_calls``, ``time_s``) its median at that pass
     is added as column ``x``."""
-    total = df["lambda"] + _l1(df)        # to 10 digits: 0.1 x + 0.9 x == 0.3 x + 0.7 x
-    df = df.assign(method=curve_labels(df), regularization=[float(f"{v:.10g}") for v in total])
+    df = df.assign(method=curve_labels(df), regularization=_regularization(df))
     runs = df.groupby(PANEL + ["method", "seed"], dropna=False)["run"].nunique()
     if (runs > 1).any():
         data, _, lam, method, seed = runs[runs > 1].index[0]

@@ -176,7 +176,7 @@ class CuttingPlane(Solver):
         shared = (self.w, t.dims, t.data, t.normalized)
         state = (self.cache, self.age, self.top, self.steps)
         coef = 1.0 / t.n
-        if self.steps > 0 and len(self.age[0]) > 0:
+        if self.steps > 0 and self.age.shape[1] > 0:
             window = self.opts["inactive_window"]
             viol = cached_constraint(*shared, *state, window, coef, self._g) / t.n
             if viol - xi > max(self.opts["cache_ratio"] * self.eps_est, self.opts["epsilon"]):
