@@ -1,15 +1,16 @@
 """Dataset loaders: one module per dataset family, each returning a :class:`SplitData`."""
 
 import dataclasses
+import importlib
 
-from ssvmbench.data import alignment, brown, conll, ocr, scenes, treebank, voc
 from ssvmbench.errors import UserError
 
-LOADERS = {"ocr": ocr.load, "conll2000": conll.load_conll2000,
-           "conll2003": conll.load_conll2003, "pos": treebank.load_pos,
-           "wsjpos": treebank.load_wsjpos, "brown": brown.load_brown,
-           "voc": voc.load_voc, "voc_synthetic": scenes.load_scenes,
-           "alignment": alignment.load_alignment}
+# name -> (module, loader); a loader's module is imported when its dataset is asked for
+LOADERS = {"ocr": ("ocr", "load"), "conll2000": ("conll", "load_conll2000"),
+           "conll2003": ("conll", "load_conll2003"), "pos": ("treebank", "load_pos"),
+           "wsjpos": ("treebank", "load_wsjpos"), "brown": ("brown", "load_brown"),
+           "voc": ("voc", "load_voc"), "voc_synthetic": ("scenes", "load_scenes"),
+           "alignment": ("alignment", "load_alignment")}
 
 
 def load_split(name, subset=None, **options):
@@ -17,7 +18,8 @@ def load_split(name, subset=None, **options):
     fraction in (0, 1]) keeps the first part of the training sequences, for scaling studies."""
     if name not in LOADERS:
         raise UserError(f"unknown dataset '{name}': choose one of {sorted(LOADERS)}")
-    split = LOADERS[name](**options)
+    module, loader = LOADERS[name]
+    split = getattr(importlib.import_module(f"ssvmbench.data.{module}"), loader)(**options)
     if subset is None:
         return split
     if not 0 < subset <= 1:
