@@ -1,4 +1,4 @@
-"""Console entry point: ``ssvmbench run | plot | data | bench | reproduce``.
+"""Console entry point: ``ssvmbench run | plot | data | bench | reproduce | report``.
 
 ``run`` hands the rest of the command line to the Hydra app (so ``-m`` sweeps and
 every Hydra option work); the other subcommands use argparse.
@@ -18,7 +18,8 @@ commands:
   data       list, fetch or verify datasets
   bench      seconds per pass, oracle calls per second and peak memory of a solver
   reproduce  the sweeps and plots of a paper's figure or table (configs/experiment/)
-             e.g. ssvmbench reproduce bcfw_figure1_ocr --size smoke
+             e.g. ssvmbench reproduce bcfw_figure2_ocr --size smoke
+  report     report.md: per preset the paper's claim, our figures and the claim's checks
 """
 
 
@@ -31,7 +32,7 @@ def main(argv=None):
     try:
         if command == "run":
             return _run(rest)
-        if command in ("plot", "data", "bench", "reproduce"):
+        if command in ("plot", "data", "bench", "reproduce", "report"):
             return _argparse_command(command, rest)
     except UserError as err:
         print(f"ssvmbench {command}: error: {err}", file=sys.stderr)
@@ -50,6 +51,10 @@ def _argparse_command(command, rest):
     elif command == "bench":
         from ssvmbench import bench as module
         description = "Benchmark a solver: seconds per pass, oracle calls/s, peak memory."
+    elif command == "report":
+        from ssvmbench import report as module
+        description = ("Write DIR/report.md: the papers' claims next to our figures, with "
+                       "automatic checks of the claims.")
     else:
         from ssvmbench import presets as module
         description = ("Run the sweeps of paper presets (configs/experiment/) and plot them; "

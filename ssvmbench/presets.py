@@ -1,6 +1,7 @@
 """``ssvmbench reproduce PRESET...``: the sweeps and plots of one paper figure or table.
 
-A preset is ``configs/experiment/<name>.yaml``: the paper item and its claim, named
+A preset is ``configs/experiment/<name>.yaml``: the paper item, its claim and the
+``checks`` of the claim (:mod:`ssvmbench.claims`, reported by ``ssvmbench report``), named
 ``sweeps`` (each one ``ssvmbench run -m``, run as a subprocess into ``OUT/logs/<sweep>``),
 the ``plot`` options (figures in ``OUT/<name>``), and ``sizes`` (``full``: the paper's passes
 and seeds; ``smoke``: a subset of the data, few passes, two seeds, plus its ``overrides``).
@@ -18,10 +19,11 @@ from pathlib import Path
 
 import yaml
 
+from ssvmbench import claims
 from ssvmbench.errors import UserError
 from ssvmbench.paths import config_dir
 
-KEYS = {"paper", "item", "claim", "sweeps", "plot", "sizes"}
+KEYS = {"paper", "item", "claim", "checks", "sweeps", "plot", "sizes"}
 
 
 def preset_dir() -> Path:
@@ -58,13 +60,16 @@ def load(name):
         spec = preset["sizes"].get(size) or {}
         if not (isinstance(spec.get("passes"), (int, float)) and isinstance(spec.get("seeds"), int)):
             raise UserError(f"{path}: sizes.{size} needs numeric passes and integer seeds")
+    for number, check in enumerate(preset["checks"] or []):
+        claims.validate(check, f"{path}: checks[{number}]")
     return preset
 
 
 def commands(name, size, out, extra=()):
     """The ``ssvmbench`` argument lists that reproduce preset ``name`` at ``size`` under
     ``out``: one ``run -m`` per sweep, then ``plot``. ``extra``: overrides (e.g. a
-    launcher) added to every sweep."""
+    launcher) added to every sweep; one that sets a key the sweep sets replaces it (e.g.
+    ``data=voc`` for the synthetic scenes of Casimir Figure 2b)."""
     preset = load(name)
     if size not in preset["sizes"]:
         raise UserError(f"--size {size}: preset {name} has sizes {sorted(preset['sizes'])}")
@@ -76,12 +81,20 @@ def commands(name, size, out, extra=()):
         words = shlex.split(overrides.replace("{seeds}", seeds))
         if not any(word.startswith("solver.passes=") for word in words):
             words.append(f"solver.passes={spec['passes']}")   # a sweep's own passes win
-        runs.append(["run", "-m", *words, *shlex.split(spec.get("overrides", "")), *extra,
-                     f"hydra.sweep.dir={logs / sweep}"])
+        words += shlex.split(spec.get("overrides", ""))
+        runs.append(["run", "-m", *_replace(words, extra), f"hydra.sweep.dir={logs / sweep}"])
     plot = ["plot", *(str(logs / sweep) for sweep in preset["sweeps"]),
             "-o", str(Path(out) / name),
             *shlex.split(preset["plot"].replace("{passes}", str(spec["passes"])))]
     return runs + [plot]
+
+
+def _replace(words, extra):
+    """``words`` with the overrides ``extra`` added, each replacing a word of the same key."""
+    def key(word):
+        return word.split("=", 1)[0].lstrip("+~")
+    given = {key(word) for word in extra}
+    return [word for word in words if key(word) not in given] + list(extra)
 
 
 def configure_parser(parser):
@@ -92,11 +105,14 @@ def configure_parser(parser):
                         help="full: the paper's passes and seeds; smoke: a data subset, few "
                              "passes, two seeds (about a minute)")
     parser.add_argument("--out", metavar="DIR",
-                        help="logs go to DIR/logs/SWEEP, figures to DIR/PRESET (default: "
+                        help="logs go to DIR/logs/SWEEP, figures to DIR/PRESET, the report of "
+                             "every preset in DIR to DIR/report.md (default: "
                              "results/reproduce/SIZE)")
     parser.add_argument("--dry-run", action="store_true", help="print the commands only")
     parser.add_argument("--overrides", nargs="+", default=[], metavar="OVERRIDE",
-                        help="added to every sweep, e.g. --overrides hydra/launcher=joblib "
+                        help="added to every sweep, replacing a value the sweep sets "
+                             "(data=voc for the synthetic scenes), e.g. --overrides "
+                             "hydra/launcher=joblib "
                              "hydra.launcher.n_jobs=2")
 
 
@@ -108,7 +124,7 @@ def main(args):
         return 0
     out = args.out or f"results/reproduce/{args.size}"
     steps = [step for name in expand(args.presets)
-             for step in commands(name, args.size, out, args.overrides)]
+             for step in commands(name, args.size, out, args.overrides)] + [["report", out]]
     for step in steps:
         print("ssvmbench " + shlex.join(step), flush=True)
         if not args.dry_run and _execute(step):
@@ -119,8 +135,8 @@ def main(args):
 
 def _execute(step):
     """Exit code of one step: a sweep in its own process (Hydra owns the process), a plot
-    in this one."""
-    if step[0] == "plot":
+    or the report in this one."""
+    if step[0] in ("plot", "report"):
         from ssvmbench.cli import main as cli_main
         return cli_main(step)
     return subprocess.run([sys.executable, "-m", "ssvmbench", *step]).returncode

@@ -21,7 +21,8 @@ from ssvmbench.errors import UserError
 BLOCK = 256
 SCHEMA_VERSION = 1
 METADATA = ("solver", "method", "data", "data_variant", "lambda", "l1", "n", "d", "seed", "status",
-            "loss", "objective", "git_revision", "dataset_checksum", "overrides")
+            "loss", "objective", "git_revision", "dataset_checksum", "overrides", "started",
+            "finished")
 
 
 class Interrupted(Exception):

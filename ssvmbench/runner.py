@@ -204,12 +204,12 @@ def _attributes(config, overrides, cfg, solver, split, lam):
         "versions": {pkg: version(pkg) for pkg in
                      ("ssvmbench", "numpy", "numba", "scipy", "h5py", "hydra-core")},
         "python": sys.version.split()[0],
-        "git_revision": _git_revision(),
+        "git_revision": git_revision(),
         "host": os.uname().nodename,
     }
 
 
-def _git_revision():
+def git_revision():
     """Commit of the source tree (the package's, else the working directory's)."""
     for where in (Path(__file__).parent, Path.cwd()):
         try:

@@ -28,9 +28,9 @@ def ssvmbench(*args, cwd, check=True, timeout=600):
 
 def test_help_lists_the_subcommands(tmp_path):
     out = ssvmbench("--help", cwd=tmp_path).stdout
-    for command in ("run", "plot", "data", "bench"):
+    for command in ("run", "plot", "data", "bench", "reproduce", "report"):
         assert command in out
-    for command in ("plot", "data", "bench"):
+    for command in ("plot", "data", "bench", "reproduce", "report"):
         assert "usage: ssvmbench " + command in ssvmbench(command, "--help", cwd=tmp_path).stdout
     assert "ssvmbench" in ssvmbench("run", "--help", cwd=tmp_path).stdout
 

@@ -1,11 +1,12 @@
 """Experiment presets (configs/experiment/): every preset is valid, a sweep name means the
 same runs in every preset, and the smoke sizes run end to end through ``ssvmbench run -m``
-and ``ssvmbench plot``, resuming when run again."""
+and ``ssvmbench plot``, resuming when run again, and ``ssvmbench report`` checks their claims."""
 
 import argparse
 import shlex
 from collections import defaultdict
 
+import pandas as pd
 import pytest
 
 from ssvmbench.errors import UserError
@@ -58,6 +59,17 @@ def test_preset_commands(name):
         assert args.out == f"OUT/{name}" and len(args.logs) == len(preset["sweeps"])
 
 
+def test_overrides_replace_the_sweeps_value_of_the_same_key():
+    """Casimir Figure 2b on the real VOC 2007 features instead of the synthetic scenes."""
+    extra = ["data=voc", "data.object_class=cat", "hydra/launcher=joblib"]
+    for step in commands("casimir_figure2b_voc", "full", "OUT", extra)[:-1]:
+        assert "data=voc_synthetic" not in step and step.count("data=voc") == 1
+        assert step[-4:-1] == extra and step[-1].startswith("hydra.sweep.dir=")
+    smoke = commands("bcfw_figure2_ocr", "smoke", "OUT", ["+data.subset=0.5", "seed=3"])[0]
+    assert "+data.subset=0.05" not in smoke and "+data.subset=0.5" in smoke
+    assert "seed=0,1" not in smoke and "seed=3" in smoke
+
+
 def test_unknown_preset_and_size_are_refused():
     with pytest.raises(UserError, match="bcfw_figure2_ocr"):
         commands("bcfw_figure9", "full", "OUT")
@@ -80,6 +92,13 @@ def test_smoke_presets_end_to_end_and_resume(data_root, conll2000_root, conll200
         assert figures and len(list((out / name).glob("*.pdf"))) == len(figures)
         for table in ("summary.md", "provenance.csv"):
             assert (out / name / table).stat().st_size > 0
+    report = (out / "report.md").read_text()
+    assert all(f"(`{name}`)" in report for name in PRESETS)
+    checks = pd.read_csv(out / "checks.csv")
+    assert len(checks) == sum(len(load(name)["checks"]) for name in PRESETS)
+    # every curve a check names exists (smoke runs may stop before a check's pass range)
+    assert not checks["detail"].str.startswith("no curve").any(), checks
+    assert set(checks["result"]) <= {"yes", "no", "n/a"}
     figure = out / "bcfw_figure2_ocr" / "suboptimality.png"
     figure.unlink()
     again = ssvmbench("reproduce", "bcfw_figure2_ocr", *options, cwd=tmp_path).stdout
@@ -94,3 +113,8 @@ def test_a_paper_prefix_stands_for_its_presets():
     assert expand(["bcfw_figure2_ocr", "bcfw"])[0] == "bcfw_figure2_ocr"
     with pytest.raises(UserError, match="paper prefix"):
         expand(["bcf"])
+
+
+def test_report_without_figures_says_what_to_run(tmp_path):
+    result = ssvmbench("report", str(tmp_path), cwd=tmp_path, check=False)
+    assert result.returncode == 2 and "ssvmbench reproduce PRESET" in result.stderr

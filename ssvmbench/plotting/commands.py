@@ -54,9 +54,9 @@ def configure_parser(parser):
 def main(args):
     df = load_logs(*args.logs)
     check_panels(df)
-    df = add_suboptimality(df, _read_optimum(args.optimum))
+    df = add_suboptimality(df, read_optimum(args.optimum))
     if args.methods:
-        df = _only(df, args.methods)
+        df = only(df, args.methods)
     out = Path(args.out)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -75,11 +75,11 @@ def main(args):
     written += [out / "provenance.csv", out / "summary.csv", out / "summary.md"]
     provenance(df).to_csv(written[-3], index=False)
     table.to_csv(written[-2], index=False)
-    written[-1].write_text(_markdown(table.drop(columns="run")))
+    written[-1].write_text(markdown(table.drop(columns="run")))
     if args.best_within is not None:
         best = best_within(df, args.best_within)
         written += [out / "best_within.md", out / "best_within.tex"]
-        written[-2].write_text(_markdown(best))
+        written[-2].write_text(markdown(best))
         written[-1].write_text(latex(best))
     for path in written:
         print(path)
@@ -126,7 +126,7 @@ def _figure(stats, x, ylabel, log_y, styles, band="minmax"):
     return fig
 
 
-def _only(df, methods):
+def only(df, methods):
     """The rows of the curves named in ``methods``; unknown names are refused."""
     labels = pd.Series(curve_labels(df), index=df.index)
     unknown = sorted(set(methods) - set(labels))
@@ -136,7 +136,7 @@ def _only(df, methods):
     return df[labels.isin(methods)]
 
 
-def _read_optimum(path):
+def read_optimum(path):
     """``{(data, lambda): value}`` from the ``--optimum`` CSV, or None."""
     if path is None:
         return None
@@ -149,7 +149,7 @@ def _read_optimum(path):
                         f"and numeric lambda and value ({type(err).__name__}: {err})") from None
 
 
-def _markdown(table):
+def markdown(table):
     """A GitHub Markdown table (numbers to 4 significant digits, missing values empty)."""
     def cell(value):
         if pd.isna(value):

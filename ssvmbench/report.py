@@ -1,0 +1,146 @@
+"""``ssvmbench report DIR``: the reproduction report of ``ssvmbench reproduce``'s output.
+
+For every preset whose figures are in ``DIR/<preset>`` (all presets found, or those named),
+``DIR/report.md`` shows the paper's claim, our figures and tables, and the preset's
+``checks`` (:mod:`ssvmbench.claims`) computed on the same logs and centre lines as the
+figures; ``DIR/checks.csv`` lists the checks' results.
+"""
+
+import argparse
+import datetime
+import shlex
+from pathlib import Path
+
+import pandas as pd
+
+from ssvmbench import claims, presets
+from ssvmbench.errors import UserError
+from ssvmbench.plotting import commands as plot_command
+from ssvmbench.plotting.curves import add_suboptimality, aggregate, check_panels
+from ssvmbench.runlog import load_logs
+from ssvmbench.runner import git_revision
+
+
+def configure_parser(parser):
+    parser.add_argument("out", metavar="DIR",
+                        help="the --out directory of `ssvmbench reproduce` (logs in DIR/logs)")
+    parser.add_argument("--presets", nargs="+", metavar="PRESET",
+                        help="report these presets or papers only (default: every preset "
+                             "with figures in DIR)")
+
+
+def main(args):
+    out = Path(args.out)
+    names = presets.expand(args.presets) if args.presets else [
+        name for name in presets.available() if (out / name).is_dir()]
+    if not names:
+        raise UserError(f"no preset figures under {out}; run `ssvmbench reproduce PRESET "
+                        f"--out {out}` first")
+    sections, rows, runs = [], [], []
+    for name in names:
+        preset = presets.load(name)
+        df = _logs(preset, out)
+        runs.append(df.drop_duplicates("run"))
+        verdicts = check_preset(preset, df)
+        rows += [{"preset": name, "item": f"{preset['paper']} {preset['item']}",
+                  "check": claims.describe(check), "result": verdict.word,
+                  "detail": verdict.detail} for check, verdict in verdicts]
+        sections.append(_section(name, preset, out, verdicts, compute_time(runs[-1])))
+    table = pd.DataFrame(rows, columns=["preset", "item", "check", "result", "detail"])
+    table.to_csv(out / "checks.csv", index=False)
+    total = compute_time(pd.concat(runs).drop_duplicates("run"))
+    (out / "report.md").write_text(_header(out, table, total) + "\n".join(sections))
+    print(out / "report.md")
+    print(out / "checks.csv")
+    return 0
+
+
+def _logs(preset, out):
+    """The rows of the preset's logs (``out/logs/<sweep>``), checked as ``plot`` does."""
+    logs = [out / "logs" / sweep for sweep in preset["sweeps"]]
+    df = load_logs(*[log for log in logs if log.is_dir()] or logs)
+    check_panels(df)
+    return df
+
+
+def check_preset(preset, df):
+    """``[(check, Verdict)]`` of the preset's checks on its logs' rows ``df``, on the lines
+    its figures draw (same optimum, curves and centre: median or mean)."""
+    options = _plot_options(preset)
+    df = add_suboptimality(df, plot_command.read_optimum(options.optimum))
+    if options.methods:
+        df = plot_command.only(df, options.methods)
+    center = plot_command.BANDS[options.band][0]
+    stats = {}
+    verdicts = []
+    for check in preset["checks"] or []:
+        if check["y"] not in stats:
+            stats[check["y"]] = aggregate(df, check["y"])
+        verdicts.append((check, claims.evaluate(check, stats[check["y"]], center)))
+    return verdicts
+
+
+def compute_time(runs):
+    """``(number of runs, sum of their run times, longest run time)`` in seconds, from the
+    logs' ``started`` and ``finished`` times (one row per run; an unfinished run counts 0)."""
+    started = pd.to_datetime(runs["started"], errors="coerce", utc=True)
+    finished = pd.to_datetime(runs["finished"], errors="coerce", utc=True)
+    seconds = (finished - started).dt.total_seconds()
+    return len(runs), float(seconds.fillna(0).sum()), float(seconds.max())
+
+
+def _plot_options(preset):
+    """The preset's plot options as ``ssvmbench plot`` parses them (optimum, curves, band;
+    ``{passes}`` only sets the tables' range, not read here)."""
+    parser = argparse.ArgumentParser()
+    plot_command.configure_parser(parser)
+    options = preset["plot"].replace("{passes}", "1")
+    return parser.parse_args(["LOGS", "-o", "OUT", *shlex.split(options)])
+
+
+def _duration(seconds):
+    return f"{seconds / 60:.1f} min" if seconds < 3600 else f"{seconds / 3600:.1f} h"
+
+
+def _compute(runs, total, longest):
+    """Measured compute and the wall time it implies on 2 cores and on a cluster."""
+    return (f"{runs} runs, {_duration(total)} of run time in all (their logs' start to finish), "
+            f"longest run {_duration(longest)}: about {_duration(total / 2)} on 2 cores with "
+            f"`hydra/launcher=joblib hydra.launcher.n_jobs=2`, about {_duration(longest)} on a "
+            f"cluster with {runs} or more cores (`hydra/launcher=slurm`), plus queueing and "
+            "data loading.")
+
+
+def _header(out, table, total):
+    counts = table["result"].value_counts()
+    lines = [f"# Reproduction report: {out}", "",
+             f"Written by `ssvmbench report` on {datetime.date.today()} at git revision "
+             f"{git_revision()[:12]}. Each section quotes the paper's claim, shows our figures "
+             "(median over seeds with min-max band, or mean +- one standard deviation where "
+             "the paper shows that) and checks the claim on the plotted lines.", "",
+             f"Checks: {counts.get('yes', 0)} hold, {counts.get('no', 0)} do not, "
+             f"{counts.get('n/a', 0)} not applicable.", "",
+             "Compute: " + _compute(*total), "",
+             plot_command.markdown(table.drop(columns="detail")), ""]
+    return "\n".join(lines)
+
+
+def _section(name, preset, out, verdicts, compute):
+    lines = [f"## {preset['paper']} {preset['item']} (`{name}`)", "",
+             "> " + " ".join(preset["claim"].split()), ""]
+    lines += [f"![{png.stem}]({name}/{png.name})" for png in sorted((out / name).glob("*.png"))]
+    lines.append("")
+    for table in ("best_within.md",):
+        if (out / name / table).is_file():
+            lines += [f"Table ({table}, LaTeX in best_within.tex):", "",
+                      (out / name / table).read_text()]
+    if verdicts:
+        lines += ["| check | result | detail |", "| --- | --- | --- |"]
+        lines += [f"| {claims.describe(check)} | **{verdict.word}** | {verdict.detail} |"
+                  for check, verdict in verdicts]
+    else:
+        lines.append("No automatic check: the claim is read off the figure or table.")
+    lines += ["", f"Runs: [{name}/provenance.csv]({name}/provenance.csv) lists every log "
+              "behind these figures (overrides, seed, git revision, dataset checksum).", "",
+              "Compute: " + _compute(*compute), ""]
+    return "\n".join(lines)

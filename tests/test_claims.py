@@ -1,0 +1,108 @@
+"""Claim checks (ssvmbench.claims) on hand-made curves whose answers are known."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from ssvmbench.claims import describe, evaluate, validate
+from ssvmbench.errors import UserError
+
+PASSES = np.array([0.5, 1, 2, 5, 10, 20, 50, 100])
+
+
+def curves(panels):
+    """An aggregate() table: ``panels`` maps a regularization to ``{method: (passes,
+    values)}``."""
+    rows = [{"data": "ocr", "data_variant": "v", "regularization": reg, "method": method,
+             "effective_pass": x, "median": y}
+            for reg, methods in panels.items() for method, (xs, ys) in methods.items()
+            for x, y in zip(xs, ys)]
+    return pd.DataFrame(rows)
+
+
+def below(lower, upper, **options):
+    check = {"kind": "below", "y": "suboptimality", "lower": lower, "upper": upper, **options}
+    validate(check, "test")
+    return check
+
+
+def test_below_counts_every_checkpoint_and_the_factor():
+    stats = curves({0.01: {"fast": (PASSES, 1 / PASSES), "slow": (PASSES, 10 / PASSES)}})
+    verdict = evaluate(below(["fast"], ["slow"], factor=5), stats)
+    assert verdict.holds and verdict.detail == "8 of 8 checkpoints; smallest ratio upper/lower 10"
+    assert not evaluate(below(["fast"], ["slow"], factor=20), stats).holds
+    assert not evaluate(below(["slow"], ["fast"]), stats).holds
+
+
+def test_pass_range_fraction_and_last_checkpoint():
+    # "cross" is above "base" up to pass 2, below from pass 5 on
+    cross = np.where(PASSES <= 2, 2.0, 0.5)
+    stats = curves({1: {"base": (PASSES, np.ones(8)), "cross": (PASSES, cross)}})
+    assert evaluate(below(["cross"], ["base"], passes=[5, None]), stats).holds
+    verdict = evaluate(below(["cross"], ["base"], passes=[1, 100]), stats)
+    assert not verdict.holds and verdict.detail.startswith("5 of 7 checkpoints")
+    assert evaluate(below(["cross"], ["base"], passes=[1, 100], fraction=0.7), stats).holds
+    assert not evaluate(below(["cross"], ["base"], passes=[1, 100], fraction=0.75), stats).holds
+    assert evaluate(below(["cross"], ["base"], passes="last"), stats).detail.startswith("1 of 1")
+
+
+def test_the_other_curve_is_interpolated_in_log_passes_within_its_range():
+    # upper known at 1 and 100 passes only: log-linear, 2 at pass 10; lower constant 1.9
+    stats = curves({1: {"low": (PASSES, np.full(8, 1.9)), "up": ([1, 100], [1.0, 3.0])}})
+    verdict = evaluate(below(["low"], ["up"], passes=[10, 10]), stats)
+    assert verdict.holds
+    assert verdict.detail == "1 of 1 checkpoints; smallest ratio upper/lower 1.05"
+    # pass 0.5 lies outside the upper curve's range: 7 compared, 4 of them (10-100) hold
+    assert evaluate(below(["low"], ["up"]), stats).detail.startswith("4 of 7")
+
+
+def test_panel_choice_by_regularization():
+    fast, slow = (PASSES, 1 / PASSES), (PASSES, 10 / PASSES)
+    stats = curves({0.01: {"a": fast, "b": slow}, 0.001: {"a": slow, "b": fast}})
+    assert evaluate(below(["a"], ["b"], panel="largest"), stats).holds
+    assert not evaluate(below(["a"], ["b"], panel="smallest"), stats).holds
+    assert evaluate(below(["a"], ["b"]), stats).detail.startswith("8 of 16")
+
+
+def test_close_by_ratio_and_by_difference():
+    stats = curves({1: {"a": (PASSES, np.full(8, 1.0)), "b": (PASSES, np.full(8, 1.5)),
+                        "c": (PASSES, np.full(8, 1.2))}})
+    check = {"kind": "close", "y": "test_error", "curves": ["a", "b", "c"], "factor": 1.6}
+    validate(check, "test")
+    verdict = evaluate(check, stats)
+    assert verdict.holds and verdict.detail == "24 of 24 checkpoints; largest ratio 1.5"
+    assert not evaluate({**check, "factor": 1.4}, stats).holds
+    by_difference = {"kind": "close", "y": "test_error", "curves": ["a", "c"], "tolerance": 0.25}
+    assert evaluate(by_difference, stats).holds
+    assert not evaluate({**by_difference, "tolerance": 0.1}, stats).holds
+
+
+def test_missing_curves_and_empty_ranges_are_not_applicable():
+    stats = curves({1: {"a": (PASSES, np.ones(8))}})
+    verdict = evaluate(below(["a"], ["ghost"]), stats)
+    assert verdict.holds is None and verdict.word == "n/a" and "ghost" in verdict.detail
+    stats = curves({1: {"a": (PASSES, np.ones(8)), "b": (PASSES, np.ones(8))}})
+    assert evaluate(below(["a"], ["b"], passes=[200, None]), stats).holds is None
+
+
+@pytest.mark.parametrize("check, message", [
+    ({"kind": "above", "y": "primal"}, "check kind"),
+    ({"kind": "below", "y": "primal", "lower": ["a"]}, "needs y and"),
+    ({"kind": "below", "y": "primal", "lower": ["a"], "upper": ["b"], "colour": 1}, "colour"),
+    ({"kind": "below", "y": "primal", "lower": ["a"], "upper": ["b"], "panel": "middle"},
+     "panel"),
+    ({"kind": "below", "y": "primal", "lower": ["a"], "upper": ["b"], "passes": [1]}, "passes"),
+    ({"kind": "close", "y": "primal", "curves": ["a", "b"]}, "exactly one"),
+])
+def test_malformed_checks_are_refused(check, message):
+    with pytest.raises(UserError, match=message):
+        validate(check, "preset.yaml")
+
+
+def test_description_says_what_is_compared():
+    assert describe(below(["bcfw"], ["ssg", "fw"], factor=2, panel="largest", passes=[1, 30])) \
+        == ("bcfw >= 2x below ssg, fw in suboptimality, passes 1-30 (every checkpoint), "
+            "largest-regularization panel")
+    assert describe({"kind": "close", "y": "primal", "curves": ["a", "b"], "factor": 1.1,
+                     "passes": "last"}) == ("a, b within a factor 1.1 of each other in primal, "
+                                            "at the last checkpoint, every panel")
