@@ -8,13 +8,13 @@ regularization per dataset:
 
 - ``below``: every ``lower`` curve times ``factor`` (default 1) is at or below every
   ``upper`` curve, e.g. BCFW Figure 1a "the stochastic algorithms perform considerably
-  better than the batch solvers" as BCFW and SSG 10x below FW and the cutting plane;
+  better than the batch solvers" as BCFW and SSG 2x below FW and the cutting plane;
 - ``close``: every pair of ``curves`` is within a ratio ``factor`` or an absolute
   ``tolerance``, e.g. Figure 2 "BCFW with predefined step sizes does similarly as SSG".
 
 A check holds when the comparison holds at a ``fraction`` (default all) of the compared
 checkpoints. The other curve is interpolated (linear in log passes) at the checkpoints of
-the first; only checkpoints inside both curves' ranges count.
+the first; only checkpoints inside both curves' ranges (up to 1 %) count.
 """
 
 import itertools
