@@ -1,6 +1,7 @@
 """``ssvmbench plot DIR -o OUTDIR``: BCFW Figures 1-3 style panels and a summary table."""
 
 import math
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -71,9 +72,9 @@ def main(args):
         for fmt in args.format:
             written.append(out / f"{y}.{fmt}")
             fig.savefig(written[-1], dpi=150)
-    table = summary(df)
+    table = _relative_runs(summary(df), out)
     written += [out / "provenance.csv", out / "summary.csv", out / "summary.md"]
-    provenance(df).to_csv(written[-3], index=False)
+    _relative_runs(provenance(df), out).to_csv(written[-3], index=False)
     table.to_csv(written[-2], index=False)
     written[-1].write_text(markdown(table.drop(columns="run")))
     if args.best_within is not None:
@@ -124,6 +125,12 @@ def _figure(stats, x, ylabel, log_y, styles, band="minmax"):
     for ax in axes[len(panels):]:
         ax.set_visible(False)
     return fig
+
+
+def _relative_runs(table, out):
+    """``table`` with its run log paths relative to the output directory, so that tables
+    stay valid when the results directory is moved or committed."""
+    return table.assign(run=[os.path.relpath(run, out) for run in table["run"]])
 
 
 def only(df, methods):
