@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Every figure and table of Casimir (Pillutla et al. 2018: Figures 2a, 2b, 3a, 3b) from
-# nothing: the presets configs/experiment/casimir_*.yaml, run and plotted.
+# Every figure and table of Casimir (Pillutla et al. 2018: Figures 2a, 2b, 3a, 3b, and Figure 2a
+# with the paper's unnormalized Hamming loss) from nothing: the presets
+# configs/experiment/casimir_*.yaml, run and plotted.
 # Usage: scripts/reproduce_casimir.sh [full|smoke] [ssvmbench reproduce options...]
 #   e.g. scripts/reproduce_casimir.sh full --overrides hydra/launcher=joblib hydra.launcher.n_jobs=2
 # Logs: results/reproduce/SIZE/logs/SWEEP/, figures: results/reproduce/SIZE/PRESET/. Run the
