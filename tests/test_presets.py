@@ -3,8 +3,11 @@ same runs in every preset, and the smoke sizes run end to end through ``ssvmbenc
 and ``ssvmbench plot``, resuming when run again, and ``ssvmbench report`` checks their claims."""
 
 import argparse
+import os
 import shlex
+import subprocess
 from collections import defaultdict
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -13,7 +16,7 @@ from ssvmbench.errors import UserError
 from ssvmbench.plotting import commands as plot_command
 from ssvmbench.presets import available, commands, expand, load
 
-from test_cli import ssvmbench
+from test_cli import EXE, ssvmbench
 
 PRESETS = available()
 
@@ -80,12 +83,18 @@ def test_unknown_preset_and_size_are_refused():
 def test_smoke_presets_end_to_end_and_resume(data_root, conll2000_root, conll2003_root,
                                               treebank_root, brown_root, hansards_root,
                                               tmp_path):
-    """Every preset at its smoke size (Hydra's basic launcher: for runs of a few seconds it
-    beats spawning joblib workers); then one preset again: it runs nothing (its runs,
-    shared with Figures 1a-c and 3, are finished) and redraws its figures."""
+    """Every preset at its smoke size, through the three scripts/reproduce_*.sh (Hydra's
+    basic launcher: for runs of a few seconds it beats spawning joblib workers); then one
+    preset again: it runs nothing (its runs, shared with Figures 1a-c and 3, are finished)
+    and redraws its figures."""
     out = tmp_path / "smoke"
     options = ("--size", "smoke", "--out", str(out))
-    ssvmbench("reproduce", *PRESETS, *options, cwd=tmp_path, timeout=1800)
+    env = {**os.environ, "PATH": f"{Path(EXE).parent}{os.pathsep}{os.environ['PATH']}"}
+    for paper in ("bcfw", "casimir", "sap"):
+        script = Path(__file__).parents[1] / "scripts" / f"reproduce_{paper}.sh"
+        result = subprocess.run(["bash", str(script), "smoke", "--out", str(out)], cwd=tmp_path,
+                                env=env, capture_output=True, text=True, timeout=1800)
+        assert result.returncode == 0, result.stderr[-3000:]
     logs = sorted((out / "logs").rglob("run.h5"))
     for name in PRESETS:
         figures = list((out / name).glob("*.png"))
