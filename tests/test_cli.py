@@ -17,13 +17,20 @@ from ssvmbench.runlog import read_log
 EXE = shutil.which("ssvmbench", path=str(Path(sys.executable).parent)) or shutil.which("ssvmbench")
 
 
-def ssvmbench(*args, cwd, check=True, timeout=600):
+def command(argv, cwd, check=True, timeout=600):
+    """Run ``argv`` (e.g. a scripts/*.sh) with the ssvmbench console script on the PATH."""
     assert EXE, "the ssvmbench console script is not installed (pip install '.[test]')"
-    result = subprocess.run([EXE, *args], cwd=cwd, capture_output=True, text=True,
-                            timeout=timeout, env={**os.environ, "PYTHONWARNINGS": "ignore"})
+    env = {**os.environ, "PYTHONWARNINGS": "ignore",
+           "PATH": f"{Path(EXE).parent}{os.pathsep}{os.environ['PATH']}"}
+    result = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                            env=env)
     if check:
         assert result.returncode == 0, result.stderr[-3000:]
     return result
+
+
+def ssvmbench(*args, cwd, check=True, timeout=600):
+    return command([EXE, *args], cwd, check, timeout)
 
 
 def test_help_lists_the_subcommands(tmp_path):
