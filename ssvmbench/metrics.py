@@ -1,6 +1,12 @@
-"""Test metrics beyond the task loss: token accuracy, chunk / entity F1 with the semantics of
-the CoNLL ``conlleval`` script (IOB1 and IOB2 tags), the PASCAL VOC 2007 average
-precision of box localization and the alignment error rate of word alignment."""
+"""Test metrics beyond the task loss, one registry (:data:`METRICS`): token accuracy (SAP
+Tables II-IV), chunk / entity F1 with the semantics of the CoNLL ``conlleval`` script (IOB1
+and IOB2 tags; BCFW Figure 1e), the support-weighted token F1 without ``O`` of the Casimir
+authors' NER evaluation, the PASCAL VOC 2007 average precision of box localization (Casimir
+Figure 2b) and the alignment error rate of word alignment (BCFW Figure 5). A run logs every
+metric that applies to its data, each as column ``test_<name>``."""
+
+from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -61,17 +67,90 @@ def alignment_error_rate(predicted, sure, possible):
     return float(1.0 - ((A & S).sum() + (A & P).sum()) / total) if total else 0.0
 
 
-def test_metric(name, dataset, predictions):
-    """The metric a split is scored with (``SplitData.metric``)."""
-    if name == "accuracy":
-        return float(np.mean(predictions == dataset.labels))
-    if name == "chunk_f1":
-        names = np.asarray(dataset.label_names)
-        return chunk_f1(names[dataset.labels], names[predictions], dataset.offsets)
-    if name == "ap":       # box localization: each image's top box, one object per image
-        chosen, score = predictions
-        correct = dataset.iou[dataset.offsets[:-1] + chosen] >= 0.5
-        return voc07_average_precision(correct, score, dataset.n)
-    if name == "one_minus_aer":  # word alignment: 1 - AER, so that higher is better
-        return 1.0 - alignment_error_rate(predictions, dataset.sure, dataset.possible)
-    raise UserError(f"unknown metric '{name}': choose accuracy, chunk_f1, ap or one_minus_aer")
+def tag_f1(gold, predicted, n_labels, ignore):
+    """Token-level F1 per tag, averaged with weights = the tag's support (its gold count),
+    over the tags other than ``ignore`` (``O`` for NER): scikit-learn's ``f1_score(gold,
+    predicted, labels=[tags but O], average="weighted")``, the F1 of the Casimir authors'
+    NER ``evaluation_function`` (``casimir/data/named_entity_recognition/
+    incremental_first_order_oracle.py``). A tag never predicted nor present scores 0."""
+    gold, predicted = np.asarray(gold), np.asarray(predicted)
+    tags = np.array([t for t in range(n_labels) if t != ignore])
+    support = np.bincount(gold, minlength=n_labels)[tags].astype(float)
+    if support.sum() == 0:
+        return 0.0
+    hits = np.bincount(gold[gold == predicted], minlength=n_labels)[tags]
+    guessed = np.bincount(predicted, minlength=n_labels)[tags]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f1 = np.where(support + guessed > 0, 2.0 * hits / (support + guessed), 0.0)
+    return float(f1 @ support / support.sum())
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A test metric (higher is better), logged at every checkpoint as column
+    ``test_<name>`` for every split it ``applies`` to."""
+
+    name: str
+    label: str                      # axis label / table heading
+    score: Callable                 # (dataset, predictions) -> float
+    applies: Callable               # (dataset) -> bool
+
+    @property
+    def column(self):
+        return f"test_{self.name}"
+
+
+def _chain(dataset):
+    return hasattr(dataset, "label_names") and hasattr(dataset, "feat_ptr")
+
+
+def _tagged(dataset):
+    """Chunk and entity tags (IOB1 / IOB2 with an ``O`` tag): CoNLL-2000, CoNLL-2003."""
+    return _chain(dataset) and "O" in dataset.label_names
+
+
+def _chunk_f1(dataset, predictions):
+    names = np.asarray(dataset.label_names)
+    return chunk_f1(names[dataset.labels], names[predictions], dataset.offsets)
+
+
+def _tag_f1(dataset, predictions):
+    return tag_f1(dataset.labels, predictions, dataset.n_labels,
+                  list(dataset.label_names).index("O"))
+
+
+def _ap(dataset, predictions):       # box localization: each image's top box, one object
+    chosen, score = predictions
+    correct = dataset.iou[dataset.offsets[:-1] + chosen] >= 0.5
+    return voc07_average_precision(correct, score, dataset.n)
+
+
+def _one_minus_aer(dataset, predictions):  # 1 - AER, so that higher is better
+    return 1.0 - alignment_error_rate(predictions, dataset.sure, dataset.possible)
+
+
+METRICS = {m.name: m for m in (
+    Metric("accuracy", "test token accuracy",
+           lambda ds, pred: float(np.mean(pred == ds.labels)), _chain),
+    Metric("chunk_f1", "test chunk / entity F1 (conlleval)", _chunk_f1, _tagged),
+    Metric("tag_f1", "test token F1 without O, support-weighted (Casimir)", _tag_f1, _tagged),
+    Metric("ap", "test AP (VOC 2007)", _ap, lambda ds: hasattr(ds, "iou")),
+    Metric("one_minus_aer", "test 1 - AER", _one_minus_aer, lambda ds: hasattr(ds, "sure")),
+)}
+
+
+def metric(name):
+    """The registered metric ``name``; unknown names are refused with the list."""
+    if name not in METRICS:
+        raise UserError(f"unknown metric '{name}': choose one of {sorted(METRICS)}")
+    return METRICS[name]
+
+
+def metrics_for(dataset):
+    """The metrics that apply to a split (each logged as its own column)."""
+    return [m for m in METRICS.values() if m.applies(dataset)]
+
+
+def test_scores(dataset, predictions):
+    """``{test_<name>: value}`` of every metric that applies to ``dataset``."""
+    return {m.column: m.score(dataset, predictions) for m in metrics_for(dataset)}

@@ -12,7 +12,7 @@ split's test metric (higher is better; 1 - AER for alignment) and ``nnz(w)``.
 import numpy as np
 
 from ssvmbench.errors import UserError
-from ssvmbench.metrics import test_metric
+from ssvmbench.metrics import metrics_for, test_scores
 
 
 def schedule(passes, every, log_start=None, per_decade=4):
@@ -37,12 +37,10 @@ def schedule(passes, every, log_start=None, per_decade=4):
     return [p for p in points if p > 0]
 
 
-def measure(solver, train, test, metric="accuracy"):
-    """One row per iterate of the solver at its current state (a dict of columns);
-    ``test_metric`` is ``metric`` (token accuracy, chunk F1 for chunking/NER, AP for boxes,
-    1 - AER for word alignment)."""
-    columns = {key: [] for key in ("iterate", "primal", "dual", "gap", "train_loss",
-                                   "test_error", "test_metric", "nnz")}
+def measure(solver, train, test):
+    """One row per iterate of the solver at its current state (a dict of columns)."""
+    keys = ["iterate", "primal", "dual", "gap", "train_loss", "test_error", "nnz"]
+    columns = {key: [] for key in keys + [m.column for m in metrics_for(test.dataset)]}
     raw = None
     for name, w, dual in solver.iterates():
         if name == "best":       # the raw iterate just evaluated may be the best one yet
@@ -50,12 +48,11 @@ def measure(solver, train, test, metric="accuracy"):
             w = solver.best_w
         hinge, train_loss, _ = train.evaluate(w, with_hinge=True)
         _, test_error, predictions = test.evaluate(w, with_hinge=False)
-        score = test_metric(metric, test.dataset, predictions)
         primal = 0.5 * solver.lam * (w @ w) + solver.l1 * np.abs(w).sum() + hinge
         raw = raw or (w, primal)
-        for key, value in (("iterate", name), ("primal", primal), ("dual", dual),
-                           ("gap", primal - dual), ("train_loss", train_loss),
-                           ("test_error", test_error), ("test_metric", score),
-                           ("nnz", int(np.count_nonzero(w)))):
+        row = {"iterate": name, "primal": primal, "dual": dual, "gap": primal - dual,
+               "train_loss": train_loss, "test_error": test_error,
+               "nnz": int(np.count_nonzero(w)), **test_scores(test.dataset, predictions)}
+        for key, value in row.items():
             columns[key].append(value)
     return columns

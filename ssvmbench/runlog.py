@@ -164,7 +164,21 @@ def read_log(path):
         trace = {key: (dataset.asstr()[:n] if h5py.check_string_dtype(dataset.dtype)
                        else dataset[:n])
                  for key, dataset in f["trace"].items()}
-    return pd.DataFrame(trace), attrs
+    return _default_metric(pd.DataFrame(trace), attrs.get("test_metric")), attrs
+
+
+def _default_metric(trace, name):
+    """``test_metric``, the column of the split's default metric ``name`` (attribute
+    ``test_metric``), beside its own column ``test_<name>``: logs written before every
+    metric had its own column hold only ``test_metric``."""
+    if not name:
+        return trace
+    own = f"test_{name}"
+    if own in trace and "test_metric" not in trace:
+        trace["test_metric"] = trace[own]
+    elif "test_metric" in trace and own not in trace:
+        trace[own] = trace["test_metric"]
+    return trace
 
 
 def find_logs(root):

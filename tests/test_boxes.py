@@ -128,7 +128,7 @@ def test_bcfw_dual_state_maps_to_its_weights():
     mu = solver.mu[:, 0]
     sums = np.add.reduceat(mu, TASK.data.offsets[:-1])
     assert np.allclose(sums, 1.0) and mu.min() >= -1e-12
-    rows = measure(solver, TASK, make_task(SPLIT.test), "ap")
+    rows = measure(solver, TASK, make_task(SPLIT.test))
     assert min(rows["gap"]) >= -1e-10
 
 
@@ -144,7 +144,7 @@ def test_every_solver_lowers_the_objective_on_boxes(name, oracle, options):
     solver = make_solver(name, TASK, lam, options, 0, oracle)
     start = TASK.evaluate(np.zeros(TASK.d))[0]
     solver.run_until(16 * TASK.n)
-    assert min(measure(solver, TASK, test, "ap")["primal"]) < 0.9 * start
+    assert min(measure(solver, TASK, test)["primal"]) < 0.9 * start
 
 
 def test_voc07_average_precision_by_hand():

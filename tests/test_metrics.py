@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from seqeval.metrics import f1_score
 
-from ssvmbench.metrics import chunk_f1, chunks
+from ssvmbench.metrics import chunk_f1, chunks, tag_f1
 
 TAGS_IOB2 = ["O", "B-NP", "I-NP", "B-VP", "I-VP", "B-PP"]
 TAGS_IOB1 = ["O", "I-PER", "I-ORG", "B-PER", "B-ORG"]
@@ -29,3 +29,33 @@ def test_f1_matches_seqeval(tags, seed):
     sentences = [[seq[a:b] for a, b in zip(offsets[:-1], offsets[1:])] for seq in split]
     expected = f1_score(sentences[0], sentences[1])
     assert chunk_f1(gold, noisy, offsets) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_tag_f1_matches_scikit_learn_weighted_f1_without_O(seed):
+    """Casimir's NER F1: scikit-learn's support-weighted F1 over the tags other than O."""
+    from sklearn.metrics import f1_score as sk_f1
+    rng = np.random.default_rng(seed)
+    gold = rng.choice(6, size=300, p=[0.6, 0.1, 0.1, 0.1, 0.05, 0.05])
+    predicted = np.where(rng.random(300) < 0.7, gold, rng.integers(0, 6, size=300))
+    predicted[predicted == 5] = 4            # tag 5 never predicted: its F1 is 0
+    expected = sk_f1(gold, predicted, labels=[1, 2, 3, 4, 5], average="weighted",
+                     zero_division=0)
+    assert tag_f1(gold, predicted, 6, ignore=0) == pytest.approx(expected)
+    assert tag_f1(gold, gold, 6, ignore=0) == 1.0
+
+
+def test_every_applicable_metric_is_a_column():
+    """A tagged chain split gets accuracy, chunk F1 and tag F1; OCR letters only accuracy."""
+    from ssvmbench.data.sequences import ChainDataset
+    from ssvmbench.metrics import test_scores
+
+    def chain(names):
+        return ChainDataset(name="t", n_labels=3, n_features=1, offsets=np.array([0, 3]),
+                            labels=np.array([1, 2, 0], dtype=np.int32),
+                            feat_ptr=np.zeros(4, dtype=np.int64),
+                            feat_idx=np.zeros(0, dtype=np.int32), feat_val=np.zeros(0),
+                            label_names=names)
+    tagged = test_scores(chain(("O", "B-NP", "I-NP")), np.array([1, 2, 0]))
+    assert tagged == {"test_accuracy": 1.0, "test_chunk_f1": 1.0, "test_tag_f1": 1.0}
+    assert set(test_scores(chain(("a", "b", "c")), np.array([1, 1, 0]))) == {"test_accuracy"}

@@ -59,9 +59,9 @@ def test_best_within_recovers_C_rho1_and_the_paper_row():
     n = 7200
     sap = dict(data="pos", method="sap", run="a", n=n, d=1000, seed=0,
                **{"lambda": 0.1 / (0.1 * n), "l1": 0.9 / (0.1 * n)})
-    rows = [dict(sap, effective_pass=p, test_metric=acc, nnz=nz, time_s=p, data_variant="v")
+    rows = [dict(sap, effective_pass=p, test_accuracy=acc, nnz=nz, time_s=p, data_variant="v")
             for p, acc, nz in ((1, 0.5, 10), (2, 0.9, 20), (3, 0.95, 30))]
-    rows.append(dict(sap, run="b", method="bcfw", effective_pass=1, test_metric=0.8, nnz=999,
+    rows.append(dict(sap, run="b", method="bcfw", effective_pass=1, test_accuracy=0.8, nnz=999,
                      time_s=1, data_variant="v", l1=np.nan, **{"lambda": 1 / (0.1 * n)}))
     table = best_within(pd.DataFrame(rows).assign(iterate="raw"), passes=2)
     assert table["method"].tolist() == ["bcfw", "sap"]

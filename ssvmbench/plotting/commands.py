@@ -8,6 +8,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ssvmbench.errors import UserError
+from ssvmbench.metrics import METRICS
 from ssvmbench.plotting.curves import (PANEL, add_suboptimality, aggregate, check_panels,
                                       curve_labels, provenance, summary)
 from ssvmbench.plotting.sap_tables import best_within, latex
@@ -20,7 +21,9 @@ X_LABELS = {"effective_pass": "effective passes", "oracle_calls": "oracle calls"
 FIGURES = {"suboptimality": ("primal suboptimality", True),
            "primal": ("primal objective", True),
            "gap": ("duality gap", True), "test_error": ("test error (AER for alignment)", False),
-           "test_metric": ("test metric (accuracy / F1 / AP / 1 - AER)", False),
+           "test_metric": ("test metric (the data's default: accuracy / F1 / AP / 1 - AER)",
+                           False),
+           **{m.column: (m.label, False) for m in METRICS.values()},
            # log: the L2 SSVM's millions of non-zeros beside SAP's thousands (SAP Figures 1-3)
            "nnz": ("non-zero weights (#NZ)", True)}
 BANDS = {"minmax": ("median", "min", "max"), "std": ("mean", "mean - std", "mean + std")}
@@ -45,9 +48,10 @@ def configure_parser(parser):
                         help="line and band over seeds: median with min-max (BCFW) or mean "
                              "with one standard deviation (Casimir)")
     parser.add_argument("--best-within", type=float, metavar="PASSES",
-                        help="also write best_within.md / .tex: per run the best test metric "
-                             "within the first PASSES passes, its #NZ and %%NZ, with the SAP "
-                             "paper's numbers where they exist (SAP Tables II-IV)")
+                        help="also write best_within.md / .tex: per run the best value of the "
+                             "first test metric in --y (e.g. test_accuracy) within the first "
+                             "PASSES passes, its #NZ and %%NZ, with the SAP paper's numbers "
+                             "where they exist (SAP Tables II-IV)")
     parser.add_argument("--methods", nargs="+", metavar="CURVE",
                         help="plot only these curves, e.g. bcfw bcfw-wavg ssg fw (the "
                              "suboptimality reference still uses every log)")
@@ -79,7 +83,8 @@ def main(args):
     table.to_csv(written[-2], index=False)
     written[-1].write_text(markdown(table.drop(columns="run")))
     if args.best_within is not None:
-        best = best_within(df, args.best_within)
+        metrics = [y for y in args.y if y.startswith("test_") and y != "test_error"]
+        best = best_within(df, args.best_within, (metrics or ["test_metric"])[0])
         written += [out / "best_within.md", out / "best_within.tex"]
         written[-2].write_text(markdown(best))
         written[-1].write_text(latex(best))

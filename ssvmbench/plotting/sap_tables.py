@@ -4,6 +4,8 @@ the paper's numbers (Balamurugan et al., Section V)."""
 import numpy as np
 import pandas as pd
 
+from ssvmbench.errors import UserError
+
 # (data, solver, C, rho1) -> [(table, #NZ, accuracy %)] as printed in the paper; our
 # data differ where noted in the README (POS: NLTK's 10 % WSJ sample); CoNLL rows match data=conll2000
 # and data=conll2000_sap (both log data=conll2000)
@@ -19,26 +21,33 @@ PAPER = {
     ("pos", "sap", 10.0, 0.9): [("IV", 5110, 95.14)],
     ("conll2000", "sap", 10.0, 0.9): [("IV", 4107, 95.53)],
 }
-COLUMNS = ["data", "data_variant", "method", "C", "rho1", "seed", "passes", "best_pass", "accuracy_%", "nnz",
-           "nnz_%", "time_s", "paper"]
 
 
-def best_within(df, passes):
-    """Per run: the checkpoint with the best ``test_metric`` among those at most ``passes``
-    effective passes (SAP Table III: "maximum test accuracy within the first 50 iterations"),
-    with ``C = 1/(n (lambda + l1))`` and ``rho1 = l1/(lambda + l1)`` (OP5 with rho1 + rho2 = 1)."""
+def best_within(df, passes, metric="test_accuracy"):
+    """Per run: the checkpoint with the best ``metric`` (a ``test_*`` column; SAP's tables
+    report token accuracy) among those at most ``passes`` effective passes (SAP Table III:
+    "maximum test accuracy within the first 50 iterations"), with ``C = 1/(n (lambda +
+    l1))`` and ``rho1 = l1/(lambda + l1)`` (OP5 with rho1 + rho2 = 1); its value in % is
+    the column ``<metric without test_>_%``."""
+    if metric not in df:
+        raise UserError(f"--best-within: the logs have no column {metric}; their test "
+                        f"columns: {sorted(c for c in df if c.startswith('test_'))}")
     early = df[(df["effective_pass"] <= passes + 1e-9) & (df["iterate"] == "raw")]
-    best = early.loc[early.groupby("run")["test_metric"].idxmax()].copy()
+    best = early.loc[early.groupby("run")[metric].idxmax()].copy()
     l1 = pd.to_numeric(best["l1"], errors="coerce").fillna(0.0)
     total = best["lambda"] + l1
     best["C"] = (1.0 / (best["n"].astype(float) * total)).round(6)
     best["rho1"] = (l1 / total).round(6)
     best["passes"] = passes
     best["best_pass"] = best["effective_pass"]
-    best["accuracy_%"] = 100 * best["test_metric"]
+    percent = f"{metric.removeprefix('test_')}_%"
+    best[percent] = 100 * best[metric]
     best["nnz_%"] = 100 * best["nnz"] / best["d"].astype(float)
     best["paper"] = [_paper(row) for row in best.itertuples()]
-    return best.reindex(columns=COLUMNS).sort_values(["data", "data_variant", "C", "rho1", "method", "seed"])
+    columns = ["data", "data_variant", "method", "C", "rho1", "seed", "passes", "best_pass",
+               percent, "nnz", "nnz_%", "time_s", "paper"]
+    return best.reindex(columns=columns).sort_values(["data", "data_variant", "C", "rho1",
+                                                      "method", "seed"])
 
 
 def _paper(row):
