@@ -1,7 +1,10 @@
 """``ssvmbench reproduce PRESET...``: the sweeps and plots of one paper figure or table.
 
-A preset is ``configs/experiment/<name>.yaml``: the paper item, its claim and the
-``checks`` of the claim (:mod:`ssvmbench.claims`, reported by ``ssvmbench report``), named
+A preset is ``configs/experiment/<name>.yaml``: the paper item, its claim, its
+``deviations`` from the paper (``{id: what still differs}``, printed under its figures) and
+the ``checks`` of the claim (:mod:`ssvmbench.claims`, reported by ``ssvmbench report``; each
+quotes the sentence it tests, says ``why`` its quantification is a fair reading and may name
+the deviation that makes it ``not_comparable``), named
 ``sweeps`` (each one ``ssvmbench run -m``, run as a subprocess into ``OUT/logs/<sweep>``),
 the ``plot`` options (figures in ``OUT/<name>``), and ``sizes`` (``full``: the paper's passes
 and seeds; ``smoke``: a subset of the data, few passes, two seeds, plus its ``overrides``).
@@ -23,7 +26,7 @@ from ssvmbench import claims
 from ssvmbench.errors import UserError
 from ssvmbench.paths import config_dir
 
-KEYS = {"paper", "item", "claim", "checks", "sweeps", "plot", "sizes"}
+KEYS = {"paper", "item", "claim", "deviations", "checks", "sweeps", "plot", "sizes"}
 
 
 def preset_dir() -> Path:
@@ -60,8 +63,18 @@ def load(name):
         spec = preset["sizes"].get(size) or {}
         if not (isinstance(spec.get("passes"), (int, float)) and isinstance(spec.get("seeds"), int)):
             raise UserError(f"{path}: sizes.{size} needs numeric passes and integer seeds")
+    deviations = preset["deviations"] or {}
+    if not isinstance(deviations, dict):
+        raise UserError(f"{path}: deviations must map a short id to what differs from the paper")
     for number, check in enumerate(preset["checks"] or []):
-        claims.validate(check, f"{path}: checks[{number}]")
+        where = f"{path}: checks[{number}]"
+        claims.validate(check, where)
+        if not (check.get("quote") and check.get("why")):
+            raise UserError(f"{where}: give the paper's sentence it tests (quote) and why its "
+                            "quantification is a fair reading (why)")
+        if "not_comparable" in check and check["not_comparable"] not in deviations:
+            raise UserError(f"{where}: not_comparable names {check['not_comparable']!r}, not "
+                            f"one of the preset's deviations {sorted(deviations)}")
     return preset
 
 

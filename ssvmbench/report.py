@@ -44,9 +44,13 @@ def main(args):
         verdicts = check_preset(preset, df)
         rows += [{"preset": name, "item": f"{preset['paper']} {preset['item']}",
                   "check": claims.describe(check), "result": verdict.word,
-                  "detail": verdict.detail} for check, verdict in verdicts]
+                  "detail": verdict.detail, "quote": " ".join(check["quote"].split()),
+                  "why": " ".join(check["why"].split()),
+                  "deviation": check.get("not_comparable", "")}
+                 for check, verdict in verdicts]
         sections.append(_section(name, preset, out, verdicts, compute_time(runs[-1])))
-    table = pd.DataFrame(rows, columns=["preset", "item", "check", "result", "detail"])
+    table = pd.DataFrame(rows, columns=["preset", "item", "check", "result", "detail", "quote",
+                                        "why", "deviation"])
     table.to_csv(out / "checks.csv", index=False)
     total = compute_time(pd.concat(runs).drop_duplicates("run"))
     (out / "report.md").write_text(_header(out, table, total) + "\n".join(sections))
@@ -113,16 +117,25 @@ def _compute(runs, total, longest):
 
 def _header(out, table, total):
     counts = table["result"].value_counts()
+    verdicts = ", ".join(f"{counts.get(word, 0)} {word}" for word in
+                         (*claims.WORDS.values(), claims.NOT_COMPARABLE))
     lines = [f"# Reproduction report: {out}", "",
              f"Written by `ssvmbench report` on {datetime.date.today()} at git revision "
              f"{git_revision()[:12]}. Each section quotes the paper's claim, shows our figures "
              "(median over seeds with min-max band, or mean +- one standard deviation where "
              "the paper shows that) and checks the claim on the plotted lines.", "",
-             f"Checks: {counts.get('yes', 0)} hold, {counts.get('no', 0)} do not, "
-             f"{counts.get('n/a', 0)} not applicable.", "",
+             f"Checks: {verdicts}. Each check quotes the sentence it tests and says why its "
+             "reading of the words is fair; \"not comparable here\" names the deviation from "
+             "the paper (listed under each figure) that makes the comparison moot; n/a: a curve "
+             "or the pass range is missing from the logs.", "",
              "Compute: " + _compute(*total), "",
-             plot_command.markdown(table.drop(columns="detail")), ""]
+             plot_command.markdown(table[["preset", "item", "check", "result"]]), ""]
     return "\n".join(lines)
+
+
+def _cell(text):
+    """Text for one Markdown table cell: one line, pipes escaped."""
+    return " ".join(str(text).split()).replace("|", "\\|")
 
 
 def _section(name, preset, out, verdicts, compute):
@@ -130,13 +143,23 @@ def _section(name, preset, out, verdicts, compute):
              "> " + " ".join(preset["claim"].split()), ""]
     lines += [f"![{png.stem}]({name}/{png.name})" for png in sorted((out / name).glob("*.png"))]
     lines.append("")
+    deviations = preset["deviations"] or {}
+    if deviations:
+        lines += ["What still differs from the paper:", ""]
+        lines += [f"- **{key}**: {' '.join(str(text).split())}"
+                  for key, text in deviations.items()]
+        lines.append("")
     for table in ("best_within.md",):
         if (out / name / table).is_file():
             lines += [f"Table ({table}, LaTeX in best_within.tex):", "",
                       (out / name / table).read_text()]
     if verdicts:
-        lines += ["| check | result | detail |", "| --- | --- | --- |"]
-        lines += [f"| {claims.describe(check)} | **{verdict.word}** | {verdict.detail} |"
+        lines += ["| the paper says | check (why this reading) | result | detail |",
+                  "| --- | --- | --- | --- |"]
+        lines += [f"| \"{_cell(check['quote'])}\" | {_cell(claims.describe(check))} "
+                  f"({_cell(check['why'])}) | **{verdict.word}** | {_cell(verdict.detail)}"
+                  + (f"; deviation: {check['not_comparable']}" if not verdict.comparable
+                     else "") + " |"
                   for check, verdict in verdicts]
     else:
         lines.append("No automatic check: the claim is read off the figure or table.")

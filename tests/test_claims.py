@@ -93,6 +93,8 @@ def test_missing_curves_and_empty_ranges_are_not_applicable():
      "panel"),
     ({"kind": "below", "y": "primal", "lower": ["a"], "upper": ["b"], "passes": [1]}, "passes"),
     ({"kind": "close", "y": "primal", "curves": ["a", "b"]}, "exactly one"),
+    ({"kind": "paper", "y": "test_accuracy", "curve": "a", "value": 0.9}, "tolerance"),
+    ({"kind": "close", "y": "primal", "curves": ["a", "b"], "factor": 2, "at": "worst"}, "at"),
 ])
 def test_malformed_checks_are_refused(check, message):
     with pytest.raises(UserError, match=message):
@@ -106,3 +108,40 @@ def test_description_says_what_is_compared():
     assert describe({"kind": "close", "y": "primal", "curves": ["a", "b"], "factor": 1.1,
                      "passes": "last"}) == ("a, b within a factor 1.1 of each other in primal, "
                                             "at the last checkpoint, every panel")
+
+
+def test_best_within_the_pass_range_and_the_papers_number():
+    """SAP's tables: each curve's best accuracy within the first passes, compared with each
+    other (at: best) or with the number the paper prints (kind: paper)."""
+    rising = np.array([0.5, 0.8, 0.9, 0.95, 0.96, 0.90, 0.85, 0.80])   # best 0.96 at pass 10
+    stats = curves({1: {"sap": (PASSES, rising), "l2": (PASSES, np.full(8, 0.955))}})
+    stats["median"] = stats["median"].astype(float)
+    close = {"kind": "close", "y": "test_accuracy", "curves": ["sap", "l2"], "tolerance": 0.01}
+    assert not evaluate({**close, "passes": "last"}, stats).holds       # 0.80 vs 0.955
+    best = {**close, "at": "best", "passes": [0, 50]}
+    validate(best, "test")
+    verdict = evaluate(best, stats)
+    assert verdict.holds and verdict.detail == "1 of 1 panels; largest difference 0.005"
+    paper = {"kind": "paper", "y": "test_accuracy", "curve": "sap", "value": 0.945,
+             "tolerance": 0.005, "at": "best", "passes": [0, 50]}
+    validate(paper, "test")
+    verdict = evaluate(paper, stats)
+    assert not verdict.holds and verdict.word == "not reproduced"
+    assert verdict.detail == "0 of 1 panels; ours minus the paper's 0.015"
+    assert evaluate({**paper, "tolerance": 0.02}, stats).word == "reproduced"
+    assert evaluate({**paper, "at": "every", "passes": "last"}, stats).detail.endswith("-0.145")
+    assert describe(paper) == ("sap within 0.005 of the paper's 0.945 in test_accuracy, best "
+                               "value of passes 0-50, every panel")
+
+
+def test_data_and_C_select_panels_and_deviations_make_a_check_not_comparable():
+    n = 1000
+    stats = curves({1 / (0.1 * n): {"a": (PASSES, np.ones(8)), "b": (PASSES, np.full(8, 2.0))},
+                    1 / (10 * n): {"a": (PASSES, np.full(8, 3.0)), "b": (PASSES, np.ones(8))}})
+    stats["n"] = n
+    assert evaluate(below(["a"], ["b"], C=0.1), stats).holds
+    assert not evaluate(below(["a"], ["b"], C=10), stats).holds
+    assert evaluate(below(["a"], ["b"], C=1), stats).holds is None       # no such panel
+    assert evaluate(below(["a"], ["b"], C=0.1, data="pos"), stats).holds is None
+    verdict = evaluate(below(["a"], ["b"], C=10, not_comparable="data"), stats)
+    assert not verdict.holds and verdict.word == "not comparable here"

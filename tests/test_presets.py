@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 
+from ssvmbench import presets as presets_module
 from ssvmbench.errors import UserError
 from ssvmbench.plotting import commands as plot_command
 from ssvmbench.presets import available, commands, expand, load
@@ -102,7 +104,10 @@ def test_smoke_presets_end_to_end_and_resume(data_root, conll2000_root, conll200
     assert len(checks) == sum(len(load(name)["checks"]) for name in PRESETS)
     # every curve a check names exists (smoke runs may stop before a check's pass range)
     assert not checks["detail"].str.startswith("no curve").any(), checks
-    assert set(checks["result"]) <= {"yes", "no", "n/a"}
+    assert set(checks["result"]) <= {"reproduced", "not reproduced", "not comparable here",
+                                      "n/a"}
+    assert (checks["quote"].str.len() > 0).all() and (checks["why"].str.len() > 0).all()
+    assert "What still differs from the paper:" in report
     figure = out / "bcfw_figure2_ocr" / "suboptimality.png"
     figure.unlink()
     again = ssvmbench("reproduce", "bcfw_figure2_ocr", *options, cwd=tmp_path).stdout
@@ -110,6 +115,22 @@ def test_smoke_presets_end_to_end_and_resume(data_root, conll2000_root, conll200
     assert len(shared) == 2 * 3 * 2 + 2 * 3 + 2 * 3        # BCFW, SSG; predefined; FW
     assert again.count("finished already, skipped") == len(shared)
     assert sorted((out / "logs").rglob("run.h5")) == logs and figure.exists()
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"quote": None}, "quote"),
+    ({"why": None}, "why"),
+    ({"not_comparable": "weather"}, "deviations"),
+])
+def test_a_check_quotes_the_paper_says_why_and_names_a_real_deviation(tmp_path, monkeypatch,
+                                                                        change, message):
+    preset = load("sap_table2")
+    preset["checks"] = [{k: v for k, v in {**preset["checks"][0], **change}.items()
+                         if v is not None}]
+    (tmp_path / "mine.yaml").write_text(yaml.safe_dump(preset))
+    monkeypatch.setattr(presets_module, "preset_dir", lambda: tmp_path)
+    with pytest.raises(UserError, match=message):
+        load("mine")
 
 
 def test_a_paper_prefix_stands_for_its_presets():

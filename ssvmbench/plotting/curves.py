@@ -115,7 +115,7 @@ def provenance(df):
 def aggregate(df, y, x="effective_pass"):
     """Median, min, max, mean and standard deviation of ``y`` over seeds per dataset,
     variant, regularization ``lambda + l1``, curve ``method`` (:func:`curve_labels`) and
-    effective pass. For another ``x`` (``oracle_calls``, ``time_s``) its median at that pass
+    effective pass, with the training-set size ``n``. For another ``x`` (``oracle_calls``, ``time_s``) its median at that pass
     is added as column ``x``."""
     df = df.assign(method=curve_labels(df), regularization=_regularization(df))
     runs = df.groupby(PANEL + ["method", "seed"], dropna=False)["run"].nunique()
@@ -130,6 +130,8 @@ def aggregate(df, y, x="effective_pass"):
     stats["std"] = stats["std"].fillna(0.0)
     if x != "effective_pass":
         stats[x] = grouped[x].median()
+    if "n" in df:          # training-set size: SAP's C = 1 / (n (lambda + l1)) of a panel
+        stats["n"] = grouped["n"].first()
     return stats.reset_index()
 
 
