@@ -244,3 +244,23 @@ def test_training_subset_for_scaling_studies(data_root):
     assert split.train.n == 3126 and split.test.n == 626 and "first 0.5" in split.variant
     with pytest.raises(UserError, match="data.subset=0"):
         load_split("ocr", root=str(data_root), subset=0)
+
+
+def test_holdout_validates_on_training_examples_only(data_root):
+    """data.holdout: the test split becomes a fixed random part of the training words, the
+    training split the rest (SAP's cross-validated L1 radius), never the real test fold."""
+    full = load_split("ocr", root=str(data_root))
+    split = load_split("ocr", root=str(data_root), holdout=0.2)
+    assert split.train.n + split.test.n == full.train.n and split.test.n == round(0.2 * 6251)
+    words = {tuple(full.train.labels[a:b]) for a, b in zip(full.train.offsets[:-1],
+                                                          full.train.offsets[1:])}
+    held = [tuple(split.test.labels[a:b]) for a, b in zip(split.test.offsets[:-1],
+                                                         split.test.offsets[1:])]
+    assert set(held) <= words and split.train.n_tokens + split.test.n_tokens == \
+        full.train.n_tokens
+    again = load_split("ocr", root=str(data_root), holdout=0.2)
+    assert np.array_equal(again.test.labels, split.test.labels)     # fixed seed
+    assert "validation" in split.variant
+    for bad in (0, 0.7):
+        with pytest.raises(UserError, match="data.holdout"):
+            load_split("ocr", root=str(data_root), holdout=bad)

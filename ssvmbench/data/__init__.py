@@ -3,6 +3,8 @@
 import dataclasses
 import importlib
 
+import numpy as np
+
 from ssvmbench.errors import UserError
 
 # name -> (module, loader); a loader's module is imported when its dataset is asked for
@@ -13,17 +15,34 @@ LOADERS = {"ocr": ("ocr", "load"), "conll2000": ("conll", "load_conll2000"),
            "alignment": ("alignment", "load_alignment")}
 
 
-def load_split(name, subset=None, **options):
-    """Train/test splits of dataset ``name``; ``options`` go to its loader. ``subset`` (a
-    fraction in (0, 1]) keeps the first part of the training sequences, for scaling studies."""
+HOLDOUT_SEED = 0
+
+
+def load_split(name, subset=None, holdout=None, **options):
+    """Train/test splits of dataset ``name``; ``options`` go to its loader. ``holdout`` (a
+    fraction in (0, 0.5]) replaces the test split by that fraction of the training examples,
+    drawn at random with a fixed seed, and trains on the rest: a validation split for choosing
+    a parameter on held-out training data (SAP Section V: the L1-SSVM's radius "by
+    cross-validation"). ``subset`` (a fraction in (0, 1]) then keeps the first part of the
+    training sequences, for scaling studies."""
     if name not in LOADERS:
         raise UserError(f"unknown dataset '{name}': choose one of {sorted(LOADERS)}")
+    if holdout is not None and not 0 < holdout <= 0.5:
+        raise UserError(f"data.holdout={holdout} must be a fraction in (0, 0.5]")
+    if subset is not None and not 0 < subset <= 1:
+        raise UserError(f"data.subset={subset} must be a fraction in (0, 1]")
     module, loader = LOADERS[name]
     split = getattr(importlib.import_module(f"ssvmbench.data.{module}"), loader)(**options)
+    if holdout is not None:
+        n = split.train.n
+        held = np.random.default_rng(HOLDOUT_SEED).permutation(n)[:max(1, round(holdout * n))]
+        kept = np.setdiff1d(np.arange(n), held)
+        split = dataclasses.replace(
+            split, train=split.train.subset(kept), test=split.train.subset(np.sort(held)),
+            variant=f"{split.variant}; validation: {holdout:g} of train held out "
+                    f"(seed {HOLDOUT_SEED}) as the test split")
     if subset is None:
         return split
-    if not 0 < subset <= 1:
-        raise UserError(f"data.subset={subset} must be a fraction in (0, 1]")
     keep = max(1, round(subset * split.train.n))
     return dataclasses.replace(split, train=split.train.subset(range(keep)),
                                variant=f"{split.variant}; first {subset:g} of train")
