@@ -177,3 +177,54 @@ def test_bad_combinations_are_refused(name, options, oracle, fragment):
 def test_bad_oracles_are_refused(kwargs, fragment):
     with pytest.raises(UserError, match=fragment):
         Oracle(**kwargs)
+
+
+@pytest.mark.parametrize("lr", [0.01, 8.0])       # 8.0: the lazy scalars fold (a < 1e-6)
+def test_epoch_output_average_is_the_mean_of_the_inner_iterates(lr):
+    """output=average (the Casimir authors' SVRG): an epoch returns the uniform average of
+    its n inner iterates, kept lazily; checked against the iterates taken one step at a time
+    by the same solver with output=last (same seed, same sampling)."""
+    oracle = Oracle("topk", 3, 0.5)
+    averaged = make_solver("svrg", TASK, LAM, {"lr": lr, "output": "average"}, 2, oracle)
+    stepwise = make_solver("svrg", TASK, LAM, {"lr": lr}, 2, oracle)
+    n = TASK.n
+    averaged.run_until(3 * n)
+    inner = []
+    for k in range(1, n + 1):
+        stepwise.run_until(n + 2 * k)
+        inner.append(stepwise.current()[0])
+    np.testing.assert_allclose(averaged.current()[0], np.mean(inner, axis=0), rtol=1e-9,
+                               atol=1e-12)
+    averaged.run_until(3 * n + 1)                       # the next epoch starts from it
+    np.testing.assert_allclose(averaged.anchor, np.mean(inner, axis=0), rtol=1e-9, atol=1e-12)
+
+
+def test_the_authors_kappa_step_decay_and_warm_starts():
+    """casimir/optim/optimization_algorithms.py: csvrg --L gives kappa = L/(n+1) - lam and
+    lr = 1/(L + lam + kappa); expo decay multiplies mu by sqrt(1 - sqrt(1/2)/2) = 0.804 per
+    epoch (kappa = lam) from mu0 in the first; the extrapolation warm start is w_{k-1} +
+    kappa/(lam + kappa) (z_{k-1} - z_{k-2})."""
+    n, L = TASK.n, 32.0
+    const = make_solver("sc_svrg", TASK, 0.01, {"scheme": "const", "L": L}, 0,
+                        Oracle("topk", 5, 1.0))
+    assert const.kappa == pytest.approx(L / (n + 1) - 0.01)
+    assert const.lr == pytest.approx(1 / (L + 0.01 + const.kappa))
+    assert const.method == "sc_svrg-const-L=32-topk-K5-mu1"
+    adapt = make_solver("sc_svrg", TASK, LAM, {"decay_rule": "expo", "lr": 0.02,
+                                               "warm_start": "extrapolation",
+                                               "output": "average"}, 0, Oracle("topk", 5, 2.0))
+    assert adapt.decay == pytest.approx(0.804019, abs=1e-6) and adapt.mu == 2.0
+    for k in range(1, 4):
+        adapt.run_until(3 * n * k)
+        assert adapt.mu == pytest.approx(2.0 * 0.804019 ** k, rel=1e-5)
+        expected = adapt.previous + 0.5 * (adapt.center - adapt.center_before)
+        adapt.run_until(3 * n * k + 1)                  # the next epoch's anchor
+        np.testing.assert_allclose(adapt.anchor, expected, atol=1e-12)
+    previous = make_solver("sc_svrg", TASK, LAM, {"warm_start": "prev_iterate", "lr": 0.02},
+                           0, Oracle("topk", 5, 1.0))
+    previous.run_until(3 * n)
+    w1 = previous.previous.copy()
+    previous.run_until(3 * n + 1)
+    np.testing.assert_array_equal(previous.anchor, w1)
+    with pytest.raises(UserError, match="solver.L"):
+        make_solver("sc_svrg", TASK, LAM, {"L": 32.0}, 0, Oracle("topk", 5, 1.0))

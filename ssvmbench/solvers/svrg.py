@@ -20,6 +20,15 @@ SC-SVRG (``solver=sc_svrg``) runs one such epoch per outer iteration ``k`` of Al
 ``mu``; ``kappa = a D / (eps n) - lam`` with ``eps = mu D`` and the smoothness ``a / mu``
 taken as ``1 / lr``, i.e. ``kappa = 1 / (lr n) - lam``, unless ``solver.kappa`` is given) and
 ``adapt`` (scheme 2: ``mu_k = mu c^k`` with ``c = solver.decay``, ``kappa_k = lam``).
+
+The Casimir authors' code (krishnap25/casimir, ``casimir/optim/optimization_algorithms.py``;
+docs/casimir_authors_code.md) differs in four settings, each an option here: an epoch
+returns the uniform average of its inner iterates (``output=average``); SC-SVRG-const takes
+``solver.L`` with ``kappa = L/(n+1) - lam`` and ``lr = 1/(L + lam + kappa)``; SC-SVRG-adapt
+decays ``mu_t = mu0 sqrt(1 - sqrt(kappa/(kappa + lam))/2)^t`` from ``t = 0``
+(``decay_rule=expo``); and the warm start is the prox center, the extrapolation
+``w_{k-1} + kappa/(lam + kappa) (z_{k-1} - z_{k-2})`` or the previous iterate
+(``warm_start``).
 """
 
 import numba as nb
@@ -44,9 +53,14 @@ def token_scores(w, dims, data, out):
 
 @nb.njit(cache=True)
 def svrg_steps(v, ab, c, anchor, Uc, Ua, dims, data, normalized, order, lam, kappa, lr, kind,
-               K, mu, bufs, max_len):
+               K, mu, bufs, max_len, sums, D, P):
     """SVRG steps for the examples ``order`` on the lazy iterate (``ab = [a, b]``); ``Uc``
-    and ``Ua`` are the token scores of ``c`` and of the anchor (:func:`token_scores`)."""
+    and ``Ua`` are the token scores of ``c`` and of the anchor (:func:`token_scores`).
+
+    With ``len(D) > 0`` the sum of the iterates ``w_k = a_k v_k + b_k c`` is kept lazily too
+    (the Casimir authors' epoch output is their uniform average): ``sum_k a_k v_k = P + S v -
+    D`` with ``S = sums[0] = sum_k a_k`` and ``D`` gathering ``S_{k-1}`` times each change
+    of ``v`` (so a step touches only what it changes), and ``sums[1] = sum_k b_k``."""
     offsets = data[0]
     F, L = dims
     tail = F * L
@@ -55,6 +69,7 @@ def svrg_steps(v, ab, c, anchor, Uc, Ua, dims, data, normalized, order, lam, kap
     no_U, no_C = np.empty((0, 0)), np.empty(0)
     rho = 1.0 - lr * (lam + kappa)
     a, b = ab[0], ab[1]
+    averaging = len(D) > 0
     for i in order:
         t0 = offsets[i]
         T = scores(v, a, dims, data, i, U)
@@ -69,7 +84,18 @@ def svrg_steps(v, ab, c, anchor, Uc, Ua, dims, data, normalized, order, lam, kap
         add_direction(v, -lr / a, dims, data, t0, T, R, E, no_U, no_C)
         for q in range(tail, len(v)):
             v[q] -= lr / a * c[q]
+        if averaging:                   # the same change, weighted by S_{k-1}
+            add_direction(D, -lr / a * sums[0], dims, data, t0, T, R, E, no_U, no_C)
+            for q in range(tail, len(v)):
+                D[q] -= sums[0] * lr / a * c[q]
+            sums[0] += a
+            sums[1] += b
         if a < 1e-6:                    # fold the scalars back into v
+            if averaging:
+                for q in range(len(v)):
+                    P[q] += sums[0] * v[q] - D[q]
+                    D[q] = 0.0
+                sums[0] = 0.0
             for q in range(tail):
                 v[q] = a * v[q] + b * c[q]
             for q in range(tail, len(v)):
@@ -86,7 +112,9 @@ class SVRG(Solver):
     oracles = ("topk", "exp", "max")
     tasks = ("chain", "boxes", "matching")
     default_iterates = ("raw",)
-    options = {"sampling": ("uniform", "permutation")}
+    # output: what an epoch returns and the next one starts from: its last iterate, or the
+    # uniform average of its n inner iterates (the Casimir authors' SVRGOptimizer)
+    options = {"sampling": ("uniform", "permutation"), "output": ("last", "average")}
     numbers = {"lr": 0.001}                      # tuned on CoNLL-2003 (README, issue 4)
 
     def __init__(self, task, lam, options, seed, oracle=None, l1=0.0):
@@ -103,6 +131,10 @@ class SVRG(Solver):
         self.kappa, self.mu = 0.0, self.oracle.mu
         self._left = 0                        # steps left in the current epoch
         self._bufs = self.oracle.buffers(task.max_len, task.n_labels)
+        self.averaging = self.opts["output"] == "average"
+        self.sums = np.zeros(2)               # sum of a_k and of b_k over the epoch's steps
+        self.D, self.P = (np.zeros(d if self.averaging else 0) for _ in range(2))
+        self.output = np.zeros(d)             # the last epoch's average (w_0 = 0 before)
         self._check_rate()
 
     def _check_rate(self):
@@ -112,11 +144,25 @@ class SVRG(Solver):
                             f"(lambda = {self.lam:g}, kappa = {self.kappa:g})")
 
     def current(self):
+        """The raw iterate: the live one, or the last epoch's output with ``output=average``
+        (the authors log and restart from it)."""
+        if self.averaging:
+            return self.output.copy(), np.nan
+        return self._live(), np.nan
+
+    def _live(self):
         F, L = self.task.dims
         a, b = self.ab
         w = a * self.v
         w[:F * L] += b * self.c[:F * L]
-        return w, np.nan
+        return w
+
+    def _finish_average(self):
+        """``output`` = the uniform average of the epoch's n inner iterates."""
+        F, L = self.task.dims
+        total = self.P + self.sums[0] * self.v - self.D
+        total[:F * L] += self.sums[1] * self.c[:F * L]
+        self.output[:] = total / self.task.n
 
     def state(self):
         return 1.0, self.current()[0], np.nan
@@ -132,6 +178,9 @@ class SVRG(Solver):
         token_scores(self.anchor, t.dims, t.data, self.Ua)
         self.v[:] = start
         self.ab[:] = (1.0, 0.0)
+        self.sums[:] = 0.0
+        self.D[:] = 0.0
+        self.P[:] = 0.0
         self._left = t.n
         return t.n
 
@@ -146,9 +195,11 @@ class SVRG(Solver):
         t, o = self.task, self.oracle
         svrg_steps(self.v, self.ab, self.c, self.anchor, self.Uc, self.Ua, t.dims, t.data,
                    t.normalized, order, self.lam, self.kappa, self.lr, o.kind, o.K,
-                   self.mu, self._bufs, t.max_len)
+                   self.mu, self._bufs, t.max_len, self.sums, self.D, self.P)
         self._left -= len(order)
         if self._left == 0:
+            if self.averaging:
+                self._finish_average()
             self.end_epoch()
         return 2 * len(order)
 
@@ -158,16 +209,35 @@ class SCSVRG(SVRG):
 
     name = "sc_svrg"
     oracles = ("topk", "exp")
-    options = {"scheme": ("adapt", "const"), "sampling": ("uniform", "permutation")}
-    numbers = {"lr": 0.001, "decay": 0.5, "kappa": None}
+    # warm_start (the authors' warm_start 1, 2, 3): z_{k-1}; w_{k-1} + kappa / (lam + kappa)
+    # (z_{k-1} - z_{k-2}); w_{k-1}. decay_rule (adapt): fixed: mu_k = mu decay^k from k = 1;
+    # expo: the authors' mu_t = mu (1 - sqrt(kappa / (kappa + lam)) / 2)^(t/2) from t = 0
+    options = {"scheme": ("adapt", "const"), "sampling": ("uniform", "permutation"),
+               "output": ("last", "average"),
+               "warm_start": ("prox_center", "extrapolation", "prev_iterate"),
+               "decay_rule": ("fixed", "expo")}
+    numbers = {"lr": 0.001, "decay": 0.5, "kappa": None, "L": None}
 
     def __init__(self, task, lam, options, seed, oracle=None, l1=0.0):
         super().__init__(task, lam, options, seed, oracle, l1)
+        L = self.opts["L"]
         if self.opts["scheme"] == "adapt":
-            self.decay = self.opts["decay"]
+            if L is not None:
+                raise UserError("solver.L sets SC-SVRG-const's kappa and step; with "
+                                "solver.scheme=adapt give solver.lr")
+            self.kappa = self.lam
+            self.decay = (np.sqrt(1.0 - 0.5 * np.sqrt(self.kappa / (self.kappa + self.lam)))
+                          if self.opts["decay_rule"] == "expo" else self.opts["decay"])
             if not 0 < self.decay <= 1:
                 raise UserError(f"solver.decay={self.decay} must be in (0, 1]")
-            self.kappa = self.lam
+        elif L is not None:
+            # the authors' csvrg with --L: kappa = L/(n+1) - lam (if positive), lr = 1/(L +
+            # lam + kappa) (casimir/optim/optimization_algorithms.py, CasimirSVRGOptimizer)
+            if not L > 0:
+                raise UserError(f"solver.L={L} must be > 0")
+            ratio = L / (task.n + 1)
+            self.kappa = ratio - self.lam if ratio > self.lam else ratio
+            self.lr = 1.0 / (L + self.lam + self.kappa)
         else:
             given = self.opts["kappa"]
             self.kappa = given if given is not None else max(
@@ -178,15 +248,27 @@ class SCSVRG(SVRG):
         self.outer = 1                                     # k of Algorithm 1
         self.alpha = np.sqrt(self.lam / (self.lam + self.kappa))
         self.previous = np.zeros(task.d)                   # w_{k-1}, w_0 = 0
+        self.center_before = np.zeros(task.d)              # z_{k-2}
         self._smoothing()
 
     def _smoothing(self):
         if self.opts["scheme"] == "adapt":
-            self.mu = self.oracle.mu * self.decay ** self.outer
+            t = self.outer - 1 if self.opts["decay_rule"] == "expo" else self.outer
+            self.mu = self.oracle.mu * self.decay ** t
+
+    def warm_start(self):
+        """Where outer iteration ``k`` starts its SVRG epoch."""
+        rule = self.opts["warm_start"]
+        if rule == "prox_center":
+            return self.center
+        if rule == "prev_iterate":
+            return self.previous
+        step = self.kappa / (self.lam + self.kappa)
+        return self.previous + step * (self.center - self.center_before)
 
     def advance(self, budget):
         if self._left == 0:
-            return self.start_epoch(self.center)          # warm start at z_{k-1}
+            return self.start_epoch(self.warm_start())
         return super().advance(budget)
 
     def end_epoch(self):
@@ -197,6 +279,7 @@ class SCSVRG(SVRG):
         # alpha_k^2 q = (1 - alpha_k) alpha_{k-1}^2 q + alpha_k lam
         alpha = (-(prev - self.lam) + np.sqrt((prev - self.lam) ** 2 + 4 * q * prev)) / (2 * q)
         beta = self.alpha * (1 - self.alpha) * q / (prev + alpha * q)
+        self.center_before = self.center
         self.center = w + beta * (w - self.previous)
         self.previous = w
         self.alpha = alpha
