@@ -9,7 +9,8 @@ from ssvmbench.errors import UserError
 
 # name -> (module, loader); a loader's module is imported when its dataset is asked for
 LOADERS = {"ocr": ("ocr", "load"), "conll2000": ("conll", "load_conll2000"),
-           "conll2003": ("conll", "load_conll2003"), "pos": ("treebank", "load_pos"),
+           "conll2003": ("conll", "load_conll2003"),
+           "conll2003_casimir": ("casimir_ner", "load"), "pos": ("treebank", "load_pos"),
            "wsjpos": ("treebank", "load_wsjpos"), "brown": ("brown", "load_brown"),
            "voc": ("voc", "load_voc"), "voc_synthetic": ("scenes", "load_scenes"),
            "alignment": ("alignment", "load_alignment")}

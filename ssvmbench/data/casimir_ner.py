@@ -1,0 +1,156 @@
+"""CoNLL-2003 NER as the Casimir authors prepare it (Pillutla et al., NeurIPS 2018, Section 4;
+their code: krishnap25/casimir, ``casimir/data/named_entity_recognition/reader.py`` and
+``features.pyx``; docs/casimir_authors_code.md, sections 1-2 and 10), without their hashing.
+
+Reader: ``-DOCSTART-`` lines dropped (n = 14,041 training sentences); the tags of the files
+(IOB1), numbered in order of first appearance in eng.train (8 tags: I-ORG, O, I-MISC, I-PER,
+I-LOC, B-LOC, B-MISC, B-ORG); case-sensitive words seen at least 3 times in eng.train keep
+their identity, the others are one unknown word; POS and chunk tags as they are.
+
+Templates (the authors' 27 slots; ``i`` a position, ``START`` / ``STOP`` past the ends):
+with the tag ``y_i``: the words at ``i-2 .. i+2`` (``i +- 2`` only inside the sentence),
+the POS and chunk tags at ``i-1, i, i+1``; with the previous tag ``y_{i-1}``: the same eleven
+observations of position ``i`` again. A template with ``y_{i-1}`` is a function of the tag of
+token ``i - 1`` alone, so it is a unary feature of token ``i - 1`` (at ``i = 0`` it multiplies
+``START`` and is the same for every labeling); the tag pair ``(y_{i-1}, y_i)`` is the chain's
+transition, ``(START, y_0)`` its first-label bias. Slots 11-14 (observations alone) cancel in
+``phi(y) - phi(y_i)`` and are left out. Every (template, observation) seen in eng.train is a
+feature of its own: the authors hash all of them and the transitions into ``2^16 - 1`` shared
+buckets, which ties weights; here nothing is tied (the chain also has a last-label bias,
+which the authors' model lacks).
+"""
+
+import numpy as np
+
+from ssvmbench.data import features
+from ssvmbench.data.conll import CONLL2003_COUNTS, read_columns
+from ssvmbench.data.fetch import ensure_file, sha256
+from ssvmbench.data.sequences import ChainDataset, SplitData
+from ssvmbench.errors import UserError
+
+COLUMNS = ("word", "pos", "chunk", "ner")
+MIN_WORD_COUNT = 3            # reader.py: words with count > 2 keep their identity
+START, STOP, UNKNOWN = -1, -2, 0
+CACHE_VERSION = "casimir-templates-1"
+
+
+def load(root=None, test_split="testb", download=True) -> SplitData:
+    """Train (eng.train) and test (eng.testb, or eng.testa, the authors' dev set) splits."""
+    if test_split not in ("testa", "testb"):
+        raise UserError(f"data.test_split={test_split}: choose testb (test) or testa (dev)")
+    tables, checksums, sources = {}, [], []
+    for split, name in (("train", "eng.train"), ("test", f"eng.{test_split}")):
+        path = ensure_file("conll2003", f"conll2003/{name}", root, download)
+        lines = path.read_text(encoding="ascii").splitlines()
+        text = "\n".join("" if line.startswith("-DOCSTART-") else line for line in lines)
+        tables[split] = read_columns(text, str(path), COLUMNS, 3, _ANY)
+        expected = CONLL2003_COUNTS["train" if split == "train" else test_split]
+        found = (len(tables[split]["offsets"]) - 1, len(tables[split]["word"]))
+        if found != expected:
+            raise UserError(f"{path}: {found} sentences/tokens, expected {expected}; delete "
+                            "it and run `ssvmbench data fetch conll2003`")
+        checksums.append(sha256(path))
+        sources.append(str(path))
+    tags = first_appearance(tables["train"]["ner"])
+    unseen = set(tables["test"]["ner"]) - set(tags)
+    if unseen:
+        raise UserError(f"{sources[1]}: tags {sorted(unseen)} never occur in eng.train")
+    checksum = "+".join(checksums)
+    arrays = features.cached([checksum, CACHE_VERSION], lambda: encode(tables))
+    index = {tag: k for k, tag in enumerate(tags)}
+
+    def dataset(split):
+        idx = arrays[f"{split}_idx"]
+        return ChainDataset(
+            name="conll2003", n_labels=len(tags), n_features=int(arrays["n_features"]),
+            offsets=tables[split]["offsets"],
+            labels=np.array([index[t] for t in tables[split]["ner"]], dtype=np.int32),
+            feat_ptr=arrays[f"{split}_ptr"], feat_idx=idx, feat_val=np.ones(len(idx)),
+            label_names=tuple(tags))
+    return SplitData(train=dataset("train"), test=dataset("test"),
+                     variant=f"conll2003: eng.train / eng.{test_split}; the Casimir authors' "
+                             f"reader and templates, unhashed ({int(arrays['n_features'])} "
+                             "per label)",
+                     checksum=checksum, source=sources[0], metric="tag_f1")
+
+
+class _AnyTag(set):
+    """Every tag is accepted by the reader; the tag set is taken from eng.train."""
+
+    def __contains__(self, item):
+        return True
+
+
+_ANY = _AnyTag()
+
+
+def first_appearance(values):
+    """Distinct values in order of first appearance (the authors' id maps)."""
+    return list(dict.fromkeys(values))
+
+
+def vocabulary(words):
+    """Word ids: 1, 2, ... for words seen at least ``MIN_WORD_COUNT`` times in first-appearance
+    order; every other word is ``UNKNOWN`` (0)."""
+    counts = {}
+    for word in words:
+        counts[word] = counts.get(word, 0) + 1
+    kept = [w for w in counts if counts[w] >= MIN_WORD_COUNT]
+    return {word: k + 1 for k, word in enumerate(kept)}
+
+
+def observations(table, vocab, pos_ids, chunk_ids):
+    """Per token, the eleven observations of the authors' templates at its position: words at
+    -2, -1, 0, +1, +2 (None where +-2 falls outside: the authors' literal index 0, the same
+    for every labeling), then POS and chunk at -1, 0, +1 (``START`` / ``STOP`` outside)."""
+    offsets = table["offsets"]
+    word = [vocab.get(w, UNKNOWN) for w in table["word"]]
+    pos = [pos_ids.get(p, len(pos_ids)) for p in table["pos"]]
+    chunk = [chunk_ids.get(c, len(chunk_ids)) for c in table["chunk"]]
+    out = []
+    for s in range(len(offsets) - 1):
+        a, b = offsets[s], offsets[s + 1]
+        for t in range(a, b):
+            def at(seq, k, far=False):
+                if a <= t + k < b:
+                    return seq[t + k]
+                return None if far else (START if k < 0 else STOP)
+            out.append((at(word, -2, True), at(word, -1), word[t], at(word, 1),
+                        at(word, 2, True), at(pos, -1), pos[t], at(pos, 1),
+                        at(chunk, -1), chunk[t], at(chunk, 1)))
+    return out
+
+
+def token_templates(obs, t, last):
+    """Keys ``(template, observation)`` of token ``t``'s unary features: its own ten with the
+    current tag (templates 0-10) and, unless it ends the sentence, the eleven of the next
+    position with the previous tag (templates 11-21)."""
+    keys = [(k, o) for k, o in enumerate(obs[t]) if o is not None]
+    if not last:
+        keys += [(11 + k, o) for k, o in enumerate(obs[t + 1]) if o is not None]
+    return keys
+
+
+def encode(tables):
+    """CSR feature rows of both splits; the dictionary of (template, observation) keys is
+    built on eng.train (a key unseen there has no weight)."""
+    train = tables["train"]
+    vocab = vocabulary(train["word"])
+    pos_ids = {p: k for k, p in enumerate(first_appearance(train["pos"]))}
+    chunk_ids = {c: k for k, c in enumerate(first_appearance(train["chunk"]))}
+    index, arrays = {}, {}
+    for split in ("train", "test"):
+        table = tables[split]
+        obs = observations(table, vocab, pos_ids, chunk_ids)
+        ends = set(table["offsets"][1:] - 1)
+        ptr, idx = [0], []
+        for t in range(len(obs)):
+            for key in token_templates(obs, t, t in ends):
+                j = index.setdefault(key, len(index)) if split == "train" else index.get(key)
+                if j is not None:
+                    idx.append(j)
+            ptr.append(len(idx))
+        arrays[f"{split}_ptr"] = np.array(ptr, dtype=np.int64)
+        arrays[f"{split}_idx"] = np.array(idx, dtype=np.int32)
+    arrays["n_features"] = np.array(len(index))
+    return arrays
