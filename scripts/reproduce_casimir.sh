@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Every figure and table of Casimir (Pillutla et al. 2018: Figures 2a, 2b, 3a, 3b, and Figure 2a
-# with the paper's unnormalized Hamming loss) from nothing: the presets
+# Every figure and table of Casimir (Pillutla et al. 2018: Figures 2a, 2b, 3a, 3b; the NER
+# figures with the authors' published settings) from nothing: the presets
 # configs/experiment/casimir_*.yaml, run and plotted.
 # Usage: scripts/reproduce_casimir.sh [full|smoke] [ssvmbench reproduce options...]
 #   e.g. scripts/reproduce_casimir.sh full --overrides hydra/launcher=joblib hydra.launcher.n_jobs=2

@@ -14,13 +14,15 @@ regularization per dataset:
 - ``paper``: the ``curve`` is within ``tolerance`` of the number the paper prints
   (``value``), e.g. SAP Table II's 95.2 % token accuracy on CoNLL-2000.
 
-``data`` restricts a check to the panels of one dataset, ``C`` to the panel of SAP's C
+``expect: false`` turns a check around: the paper says the comparison fails (SC-SVRG-const
+"more sensitive" to mu: its final objectives are not within the bound). ``data`` restricts a check to the panels of one dataset, ``C`` to the panel of SAP's C
 (regularization ``1/(C n)``); ``at: best`` compares each curve's best value in the pass range
 (the maximum of a test metric, the minimum otherwise: SAP's tables report "the maximum test
 accuracy within the first 50 iterations") instead of every checkpoint.
 
 A check holds when the comparison holds at a ``fraction`` (default all) of the compared
-checkpoints. Its verdict reads "reproduced" or "not reproduced", or "not comparable here" when
+checkpoints; each pair of curves is compared in the panels that have both (a curve may exist
+in some panels only, e.g. SGD with a step size per lambda). Its verdict reads "reproduced" or "not reproduced", or "not comparable here" when
 the preset names a deviation from the paper (``not_comparable``) that makes the comparison
 meaningless; "n/a" when a curve or the pass range is missing. The other curve is interpolated (linear in log passes) at the checkpoints of
 the first; only checkpoints inside both curves' ranges (up to 1 %) count.
@@ -35,7 +37,7 @@ from ssvmbench.errors import UserError
 
 KINDS = {"below": {"lower", "upper"}, "close": {"curves"}, "paper": {"curve", "value"}}
 COMMON = {"kind", "y", "panel", "passes", "fraction", "factor", "tolerance", "data", "C", "at",
-          "quote", "why", "not_comparable"}
+          "quote", "why", "not_comparable", "expect"}
 PANELS = ("all", "largest", "smallest")
 WORDS = {True: "reproduced", False: "not reproduced", None: "n/a"}
 NOT_COMPARABLE = "not comparable here"
@@ -72,6 +74,9 @@ def validate(check, where):
         raise UserError(f"{where}: a close check needs exactly one of factor and tolerance")
     if kind == "paper" and "tolerance" not in check:
         raise UserError(f"{where}: a paper check needs the tolerance of the comparison")
+    if check.get("expect", True) not in (True, False):
+        raise UserError(f"{where}: expect {check['expect']!r}; use true or false (the paper "
+                        "says the comparison fails, e.g. 'more sensitive')")
     if check.get("at", "every") not in ("every", "best"):
         raise UserError(f"{where}: at {check['at']!r}; use every (checkpoint) or best")
 
@@ -106,6 +111,8 @@ def describe(check):
         passes = f"best value of {passes}"
     elif check.get("passes") != "last":
         passes += " (every checkpoint)" if share == 1 else f" ({share:.0%} of the checkpoints)"
+    if check.get("expect", True) is False:
+        what = f"NOT ({what})"
     return f"{what} in {check['y']}, {passes}, {panel}"
 
 
@@ -114,12 +121,12 @@ def evaluate(check, stats, center="median"):
     ``check['y']``), comparing its column ``center``."""
     pairs, compare, margin_name, worst = _comparison(check)
     good = total = 0
-    margins, missing = [], set()
+    margins, present = [], set()
     for panel in _panels(stats, check):
         curves = {m: c.sort_values("effective_pass") for m, c in panel.groupby("method")}
+        present |= set(curves)
         for a, b in pairs:
             if a not in curves or (b is not None and b not in curves):
-                missing |= {a, b} - set(curves) - {None}
                 continue
             for va, vb in _values(check, curves[a], curves.get(b), center):
                 holds, margin = compare(va, vb)
@@ -127,14 +134,16 @@ def evaluate(check, stats, center="median"):
                 total += 1
                 margins.append(margin)
     comparable = "not_comparable" not in check
+    missing = {name for pair in pairs for name in pair if name is not None} - present
     if missing:
         return Verdict(None, f"no curve named {', '.join(sorted(missing))} in the logs",
                        comparable)
     if not total:
         return Verdict(None, "no checkpoint in the pass range", comparable)
     share = check.get("fraction", 1)
+    holds = good >= share * total - 1e-9
     unit = "checkpoints" if check.get("at") != "best" and check["kind"] != "paper" else "panels"
-    return Verdict(bool(good >= share * total - 1e-9),
+    return Verdict(bool(holds == check.get("expect", True)),
                    f"{good} of {total} {unit}; {margin_name} {worst(margins):.3g}", comparable)
 
 

@@ -9,7 +9,7 @@ the deviation that makes it ``not_comparable``), named
 the ``plot`` options (figures in ``OUT/<name>``), and ``sizes`` (``full``: the paper's passes
 and seeds; ``smoke``: a subset of the data, few passes, two seeds, plus its ``overrides``).
 ``{seeds}`` in a sweep takes the size's seeds, ``{passes}`` in the plot options its passes
-(a sweep may set its own ``solver.passes``). A sweep of the same name is the same in
+(a sweep may set its own ``solver.passes`` for the full size). A sweep of the same name is the same in
 every preset (Figures 1a-c, 2 and 3 share the OCR runs), and sweeps resume (finished runs
 are skipped), so presets share their runs and an interrupted one, run again, redoes only
 what is missing.
@@ -92,8 +92,10 @@ def commands(name, size, out, extra=()):
     runs = []
     for sweep, overrides in preset["sweeps"].items():
         words = shlex.split(overrides.replace("{seeds}", seeds))
-        if not any(word.startswith("solver.passes=") for word in words):
-            words.append(f"solver.passes={spec['passes']}")   # a sweep's own passes win
+        if size != "full" or not any(w.startswith("solver.passes=") for w in words):
+            # a sweep's own passes are full-size passes; other sizes use their own
+            words = [w for w in words if not w.startswith("solver.passes=")]
+            words.append(f"solver.passes={spec['passes']}")
         words += shlex.split(spec.get("overrides", ""))
         runs.append(["run", "-m", *_replace(words, extra), f"hydra.sweep.dir={logs / sweep}"])
     plot = ["plot", *(str(logs / sweep) for sweep in preset["sweeps"]),

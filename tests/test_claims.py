@@ -145,3 +145,23 @@ def test_data_and_C_select_panels_and_deviations_make_a_check_not_comparable():
     assert evaluate(below(["a"], ["b"], C=0.1, data="pos"), stats).holds is None
     verdict = evaluate(below(["a"], ["b"], C=10, not_comparable="data"), stats)
     assert not verdict.holds and verdict.word == "not comparable here"
+
+
+def test_pairs_are_compared_where_both_curves_exist():
+    """SGD's curve name carries its step size, which the paper sets per lambda: a check
+    naming both compares each where it exists; a curve found in no panel is still n/a."""
+    stats = curves({0.01: {"a": (PASSES, np.ones(8)), "sgd-0.02": (PASSES, np.full(8, 2.0))},
+                    0.001: {"a": (PASSES, np.ones(8)), "sgd-0.04": (PASSES, np.full(8, 3.0))}})
+    verdict = evaluate(below(["a"], ["sgd-0.02", "sgd-0.04"]), stats)
+    assert verdict.holds and verdict.detail.startswith("16 of 16")
+    assert evaluate(below(["a"], ["sgd-0.02", "sgd-0.4"]), stats).holds is None
+
+
+def test_expect_false_checks_that_the_comparison_fails():
+    stats = curves({1: {"a": (PASSES, np.full(8, 1.0)), "b": (PASSES, np.full(8, 1.5))}})
+    robust = {"kind": "close", "y": "primal", "curves": ["a", "b"], "factor": 1.1,
+              "passes": "last"}
+    sensitive = {**robust, "expect": False}
+    validate(sensitive, "test")
+    assert not evaluate(robust, stats).holds and evaluate(sensitive, stats).holds
+    assert describe(sensitive).startswith("NOT (a, b within a factor 1.1")

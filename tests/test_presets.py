@@ -24,7 +24,7 @@ PRESETS = available()
 def test_presets_cover_every_figure_and_table_of_the_three_papers():
     items = {(load(name)["paper"], load(name)["item"]) for name in PRESETS}
     assert items == {("BCFW", f"Figure {k}") for k in ("1a-c", "1d-e", "1f", 2, 3, 4, 5)} | {
-        ("Casimir", f"Figure {k}") for k in ("2a", "2b", "3a", "3b", "2a (Hamming loss)")} | {
+        ("Casimir", f"Figure {k}") for k in ("2a", "2b", "3a", "3b")} | {
         ("SAP", k) for k in ("Figure 1", "Figure 2 / Table III", "Table II", "Figure 3",
                              "Table IV")}
 
@@ -71,6 +71,15 @@ def test_overrides_replace_the_sweeps_value_of_the_same_key():
     smoke = commands("bcfw_figure2_ocr", "smoke", "OUT", ["+data.subset=0.5", "seed=3"])[0]
     assert "+data.subset=0.05" not in smoke and "+data.subset=0.5" in smoke
     assert "seed=0,1" not in smoke and "seed=3" in smoke
+
+
+def test_a_sweeps_own_passes_hold_at_full_size_only():
+    """SAP Table II validates the L1 radius over 100 passes at full size; a smoke run keeps
+    its few passes for every sweep."""
+    full = commands("sap_table2", "full", "OUT")[0]
+    smoke = commands("sap_table2", "smoke", "OUT")[0]
+    assert full[-1].endswith("l1_validation") and "solver.passes=100" in full
+    assert "solver.passes=100" not in smoke and "solver.passes=1" in smoke
 
 
 def test_unknown_preset_and_size_are_refused():
