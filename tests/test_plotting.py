@@ -70,6 +70,8 @@ def test_best_within_recovers_C_rho1_and_the_paper_row():
     assert (ours["C"], ours["rho1"]) == pytest.approx((0.1, 0.9))
     assert ours["paper"] == "Table II: 3089 NZ, 94.17 %; Table IV: 3967 NZ, 94.57 %"
     assert (bcfw["C"], bcfw["rho1"], bcfw["paper"]) == (0.1, 0.0, "")
+    held_out = pd.DataFrame(rows).assign(iterate="raw", data_variant="v; validation: 0.2")
+    assert set(best_within(held_out, passes=2)["paper"]) == {""}   # not the paper's test set
     assert latex(table).count(r"\\") == 3
 
 

@@ -51,6 +51,8 @@ def best_within(df, passes, metric="test_accuracy"):
 
 
 def _paper(row):
+    if "validation" in str(row.data_variant):    # data.holdout: scored on training data
+        return ""
     entries = PAPER.get((row.data, row.method.split("-")[0], _round(row.C), _round(row.rho1)))
     return "; ".join(f"Table {t}: {nz} NZ, {acc} %" for t, nz, acc in entries or [])
 
