@@ -2,6 +2,7 @@
 
 import math
 import os
+import textwrap
 from pathlib import Path
 
 import pandas as pd
@@ -118,7 +119,7 @@ def _figure(stats, x, ylabel, log_y, styles, band="minmax"):
             ax.set_yscale("log")
         elastic = panel["method"].str.contains("-rho1=").any()
         title = (f"{data}, {'λ+λ₁' if elastic else 'λ'}={lam:.3g}"
-                 + (f"\n{variant}" if show_variant else ""))
+                 + (f"\n{textwrap.fill(str(variant), 60)}" if show_variant else ""))
         if str(variant).startswith("SYNTHETIC"):     # generated data says so (scenes.py)
             title += "\nSYNTHETIC data, not the paper's"
         if data == "alignment":                      # data/alignment.py: not BCFW's training set
