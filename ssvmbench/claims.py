@@ -15,16 +15,18 @@ regularization per dataset:
   (``value``), e.g. SAP Table II's 95.2 % token accuracy on CoNLL-2000.
 
 ``expect: false`` turns a check around: the paper says the comparison fails (SC-SVRG-const
-"more sensitive" to mu: its final objectives are not within the bound). ``data`` restricts a check to the panels of one dataset, ``C`` to the panel of SAP's C
-(regularization ``1/(C n)``); ``at: best`` compares each curve's best value in the pass range
-(the maximum of a test metric, the minimum otherwise: SAP's tables report "the maximum test
-accuracy within the first 50 iterations") instead of every checkpoint.
+"more sensitive" to mu: its final objectives are not within the bound). ``data`` restricts a
+check to the panels of one dataset, ``C`` to the panel of SAP's C (regularization
+``1/(C n)``); ``at: best`` compares each curve's best value in the pass range (the maximum of
+a test metric, the minimum otherwise: SAP's tables report "the maximum test accuracy within
+the first 50 iterations") instead of every checkpoint.
 
 A check holds when the comparison holds at a ``fraction`` (default all) of the compared
 checkpoints; each pair of curves is compared in the panels that have both (a curve may exist
-in some panels only, e.g. SGD with a step size per lambda). Its verdict reads "reproduced" or "not reproduced", or "not comparable here" when
-the preset names a deviation from the paper (``not_comparable``) that makes the comparison
-meaningless; "n/a" when a curve or the pass range is missing. The other curve is interpolated (linear in log passes) at the checkpoints of
+in some panels only, e.g. SGD with a step size per lambda). Its verdict reads "reproduced" or
+"not reproduced", or "not comparable here" when the preset names a deviation from the paper
+(``not_comparable``) that makes the comparison meaningless; "n/a" when a curve or the pass
+range is missing. The other curve is interpolated (linear in log passes) at the checkpoints of
 the first; only checkpoints inside both curves' ranges (up to 1 %) count.
 """
 
@@ -228,18 +230,13 @@ def _panels(stats, check):
 def _aligned(first, second, center, passes):
     """Pairs (first, second) of centre values at the checkpoints of ``first`` in the pass
     range and inside ``second``'s range, ``second`` interpolated linearly in log passes."""
-    first = first[(first["effective_pass"] > 0) & first[center].notna()]
-    second = second[(second["effective_pass"] > 0) & second[center].notna()]
+    first = _in_range(first, center, passes)
+    second = _in_range(second, center, None)
     if first.empty or second.empty:
         return []
     x = first["effective_pass"].to_numpy(float)
-    if passes == "last":
-        keep = x == x.max()
-    else:
-        lo, hi = passes or [None, None]
-        keep = (x >= (lo or 0) - 1e-9) & (x <= (np.inf if hi is None else hi) + 1e-9)
     xs = second["effective_pass"].to_numpy(float)
     # inside second's range up to 1 % (SVRG's anchor gradients: 2.0036 passes vs 2 on 2 % of NER)
-    keep &= (x >= xs.min() * (1 - 1e-2)) & (x <= xs.max() * (1 + 1e-2))
+    keep = (x >= xs.min() * (1 - 1e-2)) & (x <= xs.max() * (1 + 1e-2))
     values = np.interp(np.log(x[keep]), np.log(xs), second[center].to_numpy(float))
     return list(zip(first[center].to_numpy(float)[keep], values))
