@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from ssvmbench.data import casimir_ner, load_split
-from ssvmbench.data.conll import read_columns
+from ssvmbench.data.conll import NER_COLUMNS, NER_TAGS, read_columns
 from ssvmbench import metrics
 from ssvmbench.tasks import chain, make_task
 
@@ -69,7 +69,7 @@ def authors_score(obs, y, W, first, transition):
 
 def test_previous_tag_templates_are_unary_features_of_the_previous_token():
     """Our encoding scores every labeling of every sentence as the authors' definition does."""
-    table = read_columns(TEXT, "text", casimir_ner.COLUMNS, 3, casimir_ner._ANY)
+    table = read_columns(TEXT, "text", NER_COLUMNS, 3, set(NER_TAGS))
     arrays = casimir_ner.encode({"train": table, "test": table})
     tags = casimir_ner.first_appearance(table["ner"])
     L, F = len(tags), int(arrays["n_features"])

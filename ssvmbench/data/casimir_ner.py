@@ -23,12 +23,10 @@ which the authors' model lacks).
 import numpy as np
 
 from ssvmbench.data import features
-from ssvmbench.data.conll import CONLL2003_COUNTS, read_columns
-from ssvmbench.data.fetch import ensure_file, sha256
+from ssvmbench.data.conll import read_conll2003
 from ssvmbench.data.sequences import ChainDataset, SplitData
 from ssvmbench.errors import UserError
 
-COLUMNS = ("word", "pos", "chunk", "ner")
 MIN_WORD_COUNT = 3            # reader.py: words with count > 2 keep their identity
 START, STOP, UNKNOWN = -1, -2, 0
 CACHE_VERSION = "casimir-templates-1"
@@ -36,26 +34,11 @@ CACHE_VERSION = "casimir-templates-1"
 
 def load(root=None, test_split="testb", download=True) -> SplitData:
     """Train (eng.train) and test (eng.testb, or eng.testa, the authors' dev set) splits."""
-    if test_split not in ("testa", "testb"):
-        raise UserError(f"data.test_split={test_split}: choose testb (test) or testa (dev)")
-    tables, checksums, sources = {}, [], []
-    for split, name in (("train", "eng.train"), ("test", f"eng.{test_split}")):
-        path = ensure_file("conll2003", f"conll2003/{name}", root, download)
-        lines = path.read_text(encoding="ascii").splitlines()
-        text = "\n".join("" if line.startswith("-DOCSTART-") else line for line in lines)
-        tables[split] = read_columns(text, str(path), COLUMNS, 3, _ANY)
-        expected = CONLL2003_COUNTS["train" if split == "train" else test_split]
-        found = (len(tables[split]["offsets"]) - 1, len(tables[split]["word"]))
-        if found != expected:
-            raise UserError(f"{path}: {found} sentences/tokens, expected {expected}; delete "
-                            "it and run `ssvmbench data fetch conll2003`")
-        checksums.append(sha256(path))
-        sources.append(str(path))
+    tables, checksum, source = read_conll2003(root, test_split, download)
     tags = first_appearance(tables["train"]["ner"])
     unseen = set(tables["test"]["ner"]) - set(tags)
     if unseen:
-        raise UserError(f"{sources[1]}: tags {sorted(unseen)} never occur in eng.train")
-    checksum = "+".join(checksums)
+        raise UserError(f"eng.{test_split}: tags {sorted(unseen)} never occur in eng.train")
     arrays = features.cached([checksum, CACHE_VERSION], lambda: encode(tables))
     index = {tag: k for k, tag in enumerate(tags)}
 
@@ -71,17 +54,7 @@ def load(root=None, test_split="testb", download=True) -> SplitData:
                      variant=f"conll2003: eng.train / eng.{test_split}; the Casimir authors' "
                              f"reader and templates, unhashed ({int(arrays['n_features'])} "
                              "per label)",
-                     checksum=checksum, source=sources[0], metric="tag_f1")
-
-
-class _AnyTag(set):
-    """Every tag is accepted by the reader; the tag set is taken from eng.train."""
-
-    def __contains__(self, item):
-        return True
-
-
-_ANY = _AnyTag()
+                     checksum=checksum, source=source, metric="tag_f1")
 
 
 def first_appearance(values):
@@ -122,7 +95,7 @@ def observations(table, vocab, pos_ids, chunk_ids):
 
 
 def token_templates(obs, t, last):
-    """Keys ``(template, observation)`` of token ``t``'s unary features: its own ten with the
+    """Keys ``(template, observation)`` of token ``t``'s unary features: its own eleven with the
     current tag (templates 0-10) and, unless it ends the sentence, the eleven of the next
     position with the previous tag (templates 11-21)."""
     keys = [(k, o) for k, o in enumerate(obs[t]) if o is not None]

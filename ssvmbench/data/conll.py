@@ -22,6 +22,7 @@ CHUNK_TAGS = ("O",) + tuple(f"{p}-{t}" for t in CHUNK_TYPES for p in "BI")
 CONLL2000_COUNTS = {"train": (8936, 211727), "test": (2012, 47377)}
 NER_TAGS = ("O",) + tuple(f"{p}-{t}" for t in ("PER", "ORG", "LOC", "MISC") for p in "IB")
 CONLL2003_COUNTS = {"train": (14041, 203621), "testa": (3250, 51362), "testb": (3453, 46435)}
+NER_COLUMNS = ("word", "pos", "chunk", "ner")
 DEFAULT_FEATURES = {"window": ["word", "pos"], "radius": 2,
                     "current": ["lower", "shape", "prefix3", "suffix2", "suffix3"],
                     "conjunctions": [], "mode": "dictionary", "hash_bits": 18, "min_count": 1}
@@ -79,6 +80,15 @@ def load_conll2003(root=None, features_spec=None, test_split="testb", download=T
     eng.testa (dev) as the test split; original IOB1 tags (9 labels); ``-DOCSTART-`` lines
     are document separators and are dropped, so n counts sentences (14,041), not the
     14,987 blocks Casimir's Figure 2a counts with the document lines."""
+    tables, checksum, source = read_conll2003(root, test_split, download)
+    spec = {**NER_FEATURES, **(features_spec or {})}
+    return build_split("conll2003", tables, NER_COLUMNS, NER_TAGS, spec, checksum, source,
+                       f"conll2003: eng.train / eng.{test_split}; -DOCSTART- lines dropped")
+
+
+def read_conll2003(root, test_split, download):
+    """Column tables of eng.train and eng.``test_split`` (testb or testa) without the
+    ``-DOCSTART-`` lines, checked against their counts; with their checksum and source."""
     if test_split not in ("testa", "testb"):
         raise UserError(f"data.test_split={test_split}: choose testb (test) or testa (dev)")
     texts, checksums = {}, []
@@ -89,14 +99,18 @@ def load_conll2003(root=None, features_spec=None, test_split="testb", download=T
                                                for line in lines))
         checksums.append(sha256(path))
     counts = {"train": CONLL2003_COUNTS["train"], "test": CONLL2003_COUNTS[test_split]}
-    spec = {**NER_FEATURES, **(features_spec or {})}
-    return _split("conll2003", texts, ("word", "pos", "chunk", "ner"), NER_TAGS, counts, spec,
-                  "+".join(checksums), texts["train"][0],
-                  f"conll2003: eng.train / eng.{test_split}; -DOCSTART- lines dropped")
+    tables = read_checked("conll2003", texts, NER_COLUMNS, NER_TAGS, counts)
+    return tables, "+".join(checksums), texts["train"][0]
 
 
 def _split(name, texts, columns, tags, counts, spec, checksum, source, variant):
     """Read the column files and check their counts, then :func:`build_split`."""
+    tables = read_checked(name, texts, columns, tags, counts)
+    return build_split(name, tables, columns, tags, spec, checksum, source, variant)
+
+
+def read_checked(name, texts, columns, tags, counts):
+    """Column tables of ``{split: (where, text)}``, their sentence and token counts checked."""
     tables = {}
     for split, (where, text) in texts.items():
         table = read_columns(text, where, columns, len(columns) - 1, set(tags))
@@ -105,7 +119,7 @@ def _split(name, texts, columns, tags, counts, spec, checksum, source, variant):
             raise UserError(f"{where}: {found} sentences/tokens, expected {counts[split]}; "
                             f"delete it and run `ssvmbench data fetch {name}`")
         tables[split] = table
-    return build_split(name, tables, columns, tags, spec, checksum, source, variant)
+    return tables
 
 
 def build_split(name, tables, columns, tags, spec, checksum, source, variant,
