@@ -133,8 +133,9 @@ class SVRG(Solver):
         self._bufs = self.oracle.buffers(task.max_len, task.n_labels)
         self.averaging = self.opts["output"] == "average"
         self.sums = np.zeros(2)               # sum of a_k and of b_k over the epoch's steps
-        self.D, self.P = (np.zeros(d if self.averaging else 0) for _ in range(2))
-        self.output = np.zeros(d)             # the last epoch's average (w_0 = 0 before)
+        # D, P: the lazy sum of the inner iterates; output: the last epoch's average (w_0 = 0
+        # before the first); empty unless output=average
+        self.D, self.P, self.output = (np.zeros(d if self.averaging else 0) for _ in range(3))
         self._check_rate()
 
     def _check_rate(self):
