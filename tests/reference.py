@@ -17,3 +17,20 @@ def phi_dense(task, i, y):
     phi[F * L + L * L + y[0]] += 1
     phi[F * L + L * L + L + y[-1]] += 1
     return phi
+
+
+def phi_hashed(task, i, y):
+    """Reference joint feature map of the hashed chain (every entry and tag pair to its bucket,
+    ``mod D`` written out), independent of the kernels."""
+    ds = task.dataset
+    D, L = ds.n_features, ds.n_labels
+    t0, t1 = ds.offsets[i], ds.offsets[i + 1]
+    phi = np.zeros(D)
+    previous = -1                       # START
+    for t in range(t0, t1):
+        label = y[t - t0]
+        for p in range(ds.feat_ptr[t], ds.feat_ptr[t + 1]):
+            phi[(int(ds.feat_idx[p]) + int(ds.feat_stride[p]) * label) % D] += ds.feat_val[p]
+        phi[ds.edge_buckets[(previous + 1) * L + label]] += 1
+        previous = label
+    return phi

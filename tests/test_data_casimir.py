@@ -8,9 +8,11 @@ import numpy as np
 import pytest
 
 from ssvmbench.data import casimir_ner, load_split
-from ssvmbench.data.conll import NER_COLUMNS, NER_TAGS, read_columns
+from ssvmbench.data.conll import NER_COLUMNS, NER_TAGS, read_columns, read_conll2003
 from ssvmbench import metrics
 from ssvmbench.tasks import chain, make_task
+
+from reference import phi_hashed
 
 TEXT = """EU NNP I-NP I-ORG
 rejects VBZ I-VP O
@@ -26,18 +28,23 @@ call NN I-NP O
 """
 
 
+@pytest.mark.parametrize("hashing", [True, False])
 @pytest.mark.parametrize("test_split, f1", [("testb", 0.03127), ("testa", 0.01903)])
-def test_the_authors_counts_tags_and_epoch_zero_numbers(conll2003_root, test_split, f1):
+def test_the_authors_counts_tags_and_epoch_zero_numbers(conll2003_root, test_split, f1,
+                                                         hashing):
     """At w = 0 every loss-augmented max is the sentence length, so the train objective is
     the mean length 203621 / 14041 = 14.50189, and every token is tagged with the first tag
     (I-ORG): the authors' F1 is then 0.03127 on eng.testb and 0.01903 on eng.testa
     (docs/casimir_authors_code.md, computed from their code)."""
-    split = load_split("conll2003_casimir", root=str(conll2003_root), test_split=test_split)
+    split = load_split("conll2003_casimir", root=str(conll2003_root), test_split=test_split,
+                       hashing=hashing)
     assert (split.train.n, split.train.n_tokens) == (14041, 203621)
     assert split.train.label_names == ("I-ORG", "O", "I-MISC", "I-PER", "I-LOC", "B-LOC",
                                        "B-MISC", "B-ORG")
-    assert split.metric == "tag_f1" and "unhashed" in split.variant
+    assert split.metric == "tag_f1"
+    assert ("hashed into 65535 buckets" if hashing else "unhashed") in split.variant
     train, test = make_task(split.train, "hamming"), make_task(split.test, "hamming")
+    assert train.d == (65535 if hashing else 8 * 79307 + 8 * 8 + 2 * 8)
     w = np.zeros(train.d)
     assert train.evaluate(w)[0] == pytest.approx(14.50189, abs=1e-5)
     predictions = test.evaluate(w, with_hinge=False)[2]
@@ -100,3 +107,77 @@ def test_previous_tag_templates_are_unary_features_of_the_previous_token():
             y = np.array(y, dtype=np.int32)
             ours = chain.labeling_score(w, 1.0, (F, L), U, T, y)
             assert ours == pytest.approx(authors_score(obs[a:b], y, W, first, transition))
+
+
+def authors_hash(a1, a2, a3):
+    """``hash_function`` of features.pyx, with dim = 2^16 - 1."""
+    h = 17
+    for a in (a1, a2, a3):
+        h = 31 * h + a
+    return h % 65535
+
+
+def authors_features(words, i, pos, chunk, y_prev, y_cur):
+    """The 27 indices of ``_generate_features`` (docs/casimir_authors_code.md section 2.2),
+    written out slot by slot."""
+    n = len(words)
+    prev_word, next_word = (words[i - 1] if i > 0 else -1), (words[i + 1] if i < n - 1 else -2)
+    prev_pos, next_pos = (pos[i - 1] if i > 0 else -1), (pos[i + 1] if i < n - 1 else -2)
+    prev_chunk = chunk[i - 1] if i > 0 else -1
+    next_chunk = chunk[i + 1] if i < n - 1 else -2
+    far_left = words[i - 2] if i > 1 else None
+    far_right = words[i + 2] if i < n - 2 else None
+    h = authors_hash
+    return [
+        h(0, words[i], y_cur), h(1, words[i], y_prev),
+        h(2, far_left, y_cur) if far_left is not None else 0,
+        h(3, far_left, y_prev) if far_left is not None else 0,
+        h(4, far_right, y_cur) if far_right is not None else 0,
+        h(5, far_right, y_prev) if far_right is not None else 0,
+        h(6, prev_word, y_cur), h(7, prev_word, y_prev),
+        h(8, next_word, y_cur), h(9, next_word, y_prev),
+        h(10, y_prev, y_cur),
+        h(11, prev_pos, pos[i]), h(12, pos[i], next_pos),
+        h(13, prev_chunk, chunk[i]), h(14, chunk[i], next_chunk),
+        h(15, y_cur, pos[i]), h(16, y_cur, next_pos), h(17, y_cur, prev_pos),
+        h(18, y_cur, chunk[i]), h(19, y_cur, next_chunk), h(20, y_cur, prev_chunk),
+        h(21, y_prev, pos[i]), h(22, y_prev, next_pos), h(23, y_prev, prev_pos),
+        h(24, y_prev, chunk[i]), h(25, y_prev, next_chunk), h(26, y_prev, prev_chunk)]
+
+
+def test_hashed_features_are_the_authors_up_to_labeling_independent_terms(conll2003_root):
+    """``phi(y) - phi(y')`` of our hashed encoding equals the authors' count vectors
+    (``generate_feature_vector``) for random labelings of real sentences of both splits:
+    the same buckets, collisions included; what we leave out is the same for every labeling."""
+    split = load_split("conll2003_casimir", root=str(conll2003_root))
+    tables, _, _ = read_conll2003(str(conll2003_root), "testb", download=False)
+    train = tables["train"]
+    counts = {}
+    for word in train["word"]:
+        counts[word] = counts.get(word, 0) + 1
+    word_id = {}
+    for word in counts:                      # reader.py: count > 2, first-occurrence order
+        if counts[word] > 2:
+            word_id[word] = len(word_id) + 1
+    pos_id = {p: k for k, p in enumerate(dict.fromkeys(train["pos"]))}
+    chunk_id = {c: k for k, c in enumerate(dict.fromkeys(train["chunk"]))}
+    rng = np.random.default_rng(0)
+    for dataset, table in ((split.train, train), (split.test, tables["test"])):
+        task = make_task(dataset)
+        for s in list(range(12)) + [int(np.argmax(np.diff(table["offsets"])))]:
+            a, b = table["offsets"][s], table["offsets"][s + 1]
+            words = [word_id.get(w, 0) for w in table["word"][a:b]]
+            pos = [pos_id[p] for p in table["pos"][a:b]]
+            chunk = [chunk_id[c] for c in table["chunk"][a:b]]
+
+            def authors_phi(y):
+                phi = np.zeros(65535)
+                for i in range(b - a):
+                    for q in authors_features(words, i, pos, chunk,
+                                              y[i - 1] if i > 0 else -1, y[i]):
+                        phi[q] += 1
+                return phi
+            for _ in range(3):
+                y, z = rng.integers(0, 8, size=(2, b - a))
+                np.testing.assert_array_equal(phi_hashed(task, s, y) - phi_hashed(task, s, z),
+                                              authors_phi(y) - authors_phi(z))

@@ -1,6 +1,6 @@
 """CoNLL-2003 NER as the Casimir authors prepare it (Pillutla et al., NeurIPS 2018, Section 4;
 their code: krishnap25/casimir, ``casimir/data/named_entity_recognition/reader.py`` and
-``features.pyx``; docs/casimir_authors_code.md, sections 1-2 and 10), without their hashing.
+``features.pyx``; docs/casimir_authors_code.md, sections 1-2 and 10).
 
 Reader: ``-DOCSTART-`` lines dropped (n = 14,041 training sentences); the tags of the files
 (IOB1), numbered in order of first appearance in eng.train (8 tags: I-ORG, O, I-MISC, I-PER,
@@ -14,46 +14,69 @@ observations of position ``i`` again. A template with ``y_{i-1}`` is a function 
 token ``i - 1`` alone, so it is a unary feature of token ``i - 1`` (at ``i = 0`` it multiplies
 ``START`` and is the same for every labeling); the tag pair ``(y_{i-1}, y_i)`` is the chain's
 transition, ``(START, y_0)`` its first-label bias. Slots 11-14 (observations alone) cancel in
-``phi(y) - phi(y_i)`` and are left out. Every (template, observation) seen in eng.train is a
-feature of its own: the authors hash all of them and the transitions into ``2^16 - 1`` shared
-buckets, which ties weights; here nothing is tied (the chain also has a last-label bias,
-which the authors' model lacks).
+``phi(y) - phi(y_i)`` and are left out.
+
+``hashing=True`` (the authors' model): every (slot, observation, tag) and tag pair goes to
+bucket ``(506447 + 961 slot + 31 a2 + a3) mod (2^16 - 1)`` of ``features.pyx``, with
+``(a2, a3)`` = (observation, tag) for the word slots and (tag, observation) for the POS and
+chunk slots, so weights are tied as theirs are (a
+:class:`~ssvmbench.data.sequences.HashedChainDataset`; no last-label bias). ``hashing=False``:
+every (template, observation) seen in eng.train is a feature of its own (a chain with one
+weight per feature and tag, plus a last-label bias the authors' model lacks).
 """
 
 import numpy as np
 
 from ssvmbench.data import features
 from ssvmbench.data.conll import read_conll2003
-from ssvmbench.data.sequences import ChainDataset, SplitData
+from ssvmbench.data.sequences import ChainDataset, HashedChainDataset, SplitData
 from ssvmbench.errors import UserError
 
 MIN_WORD_COUNT = 3            # reader.py: words with count > 2 keep their identity
 START, STOP, UNKNOWN = -1, -2, 0
-CACHE_VERSION = "casimir-templates-1"
+CACHE_VERSION = "casimir-templates-2"
+
+# features.pyx: hash_function(slot, a2, a3) = (17 * 31^3 + 961 slot + 31 a2 + a3) mod dim
+N_BUCKETS = 2**16 - 1
+HASH_OFFSET = 17 * 31**3
+TRANSITION_SLOT = 10
+# the authors' slot of each of the eleven observations (words at -2..+2, POS and chunk at
+# -1, 0, +1) with the current tag and with the previous tag; word slots hash (observation,
+# tag), the POS and chunk slots (tag, observation)
+SLOT_WITH_TAG = (2, 6, 0, 8, 4, 17, 15, 16, 20, 18, 19)
+SLOT_WITH_PREVIOUS_TAG = (3, 7, 1, 9, 5, 23, 21, 22, 26, 24, 25)
 
 
-def load(root=None, test_split="testb", download=True) -> SplitData:
+def load(root=None, test_split="testb", download=True, hashing=True) -> SplitData:
     """Train (eng.train) and test (eng.testb, or eng.testa, the authors' dev set) splits."""
     tables, checksum, source = read_conll2003(root, test_split, download)
     tags = first_appearance(tables["train"]["ner"])
     unseen = set(tables["test"]["ner"]) - set(tags)
     if unseen:
         raise UserError(f"eng.{test_split}: tags {sorted(unseen)} never occur in eng.train")
-    arrays = features.cached([checksum, CACHE_VERSION], lambda: encode(tables))
+    encoder, model = ((encode_hashed, f"hashed into {N_BUCKETS} buckets as theirs") if hashing
+                      else (encode, "unhashed"))
+    arrays = features.cached([checksum, CACHE_VERSION, hashing],
+                             lambda: encoder(tables, len(tags)))
     index = {tag: k for k, tag in enumerate(tags)}
 
     def dataset(split):
         idx = arrays[f"{split}_idx"]
-        return ChainDataset(
+        common = dict(
             name="conll2003", n_labels=len(tags), n_features=int(arrays["n_features"]),
             offsets=tables[split]["offsets"],
             labels=np.array([index[t] for t in tables[split]["ner"]], dtype=np.int32),
             feat_ptr=arrays[f"{split}_ptr"], feat_idx=idx, feat_val=np.ones(len(idx)),
             label_names=tuple(tags))
+        if hashing:
+            return HashedChainDataset(**common, feat_stride=arrays[f"{split}_stride"],
+                                      edge_buckets=arrays["edge_buckets"])
+        return ChainDataset(**common)
+    if not hashing:
+        model += f" ({int(arrays['n_features'])} features per label)"
     return SplitData(train=dataset("train"), test=dataset("test"),
                      variant=f"conll2003: eng.train / eng.{test_split}; the Casimir authors' "
-                             f"reader and templates, unhashed ({int(arrays['n_features'])} "
-                             "per label)",
+                             f"reader and templates, {model}",
                      checksum=checksum, source=source, metric="tag_f1")
 
 
@@ -104,9 +127,10 @@ def token_templates(obs, t, last):
     return keys
 
 
-def encode(tables):
+def encode(tables, n_labels=None):
     """CSR feature rows of both splits; the dictionary of (template, observation) keys is
-    built on eng.train (a key unseen there has no weight)."""
+    built on eng.train (a key unseen there has no weight). ``n_labels``: unused (the
+    signature of :func:`encode_hashed`)."""
     train = tables["train"]
     vocab = vocabulary(train["word"])
     pos_ids = {p: k for k, p in enumerate(first_appearance(train["pos"]))}
@@ -126,4 +150,44 @@ def encode(tables):
         arrays[f"{split}_ptr"] = np.array(ptr, dtype=np.int64)
         arrays[f"{split}_idx"] = np.array(idx, dtype=np.int32)
     arrays["n_features"] = np.array(len(index))
+    return arrays
+
+
+def bucket_base(slot, observation):
+    """``(feat_idx, feat_stride)`` of a (slot, observation) pair: with tag ``l`` it hashes to
+    ``(feat_idx + feat_stride * l) mod N_BUCKETS`` (``features.pyx``; word slots hash
+    (observation, tag), the others (tag, observation))."""
+    if slot < 10:
+        return (HASH_OFFSET + 961 * slot + 31 * observation) % N_BUCKETS, 1
+    return (HASH_OFFSET + 961 * slot + observation) % N_BUCKETS, 31
+
+
+def encode_hashed(tables, n_labels):
+    """Bucketed CSR rows of both splits (every key hashed, none dropped, as the authors do at
+    test time too) and the buckets of the tag pairs, START first."""
+    train = tables["train"]
+    vocab = vocabulary(train["word"])
+    pos_ids = {p: k for k, p in enumerate(first_appearance(train["pos"]))}
+    chunk_ids = {c: k for k, c in enumerate(first_appearance(train["chunk"]))}
+    arrays = {}
+    for split in ("train", "test"):
+        table = tables[split]
+        obs = observations(table, vocab, pos_ids, chunk_ids)
+        ends = set(table["offsets"][1:] - 1)
+        ptr, idx, stride = [0], [], []
+        for t in range(len(obs)):
+            for key in token_templates(obs, t, t in ends):
+                k, o = key[0] % 11, key[1]
+                slot = (SLOT_WITH_TAG if key[0] < 11 else SLOT_WITH_PREVIOUS_TAG)[k]
+                base, step = bucket_base(slot, o)
+                idx.append(base)
+                stride.append(step)
+            ptr.append(len(idx))
+        arrays[f"{split}_ptr"] = np.array(ptr, dtype=np.int64)
+        arrays[f"{split}_idx"] = np.array(idx, dtype=np.int32)
+        arrays[f"{split}_stride"] = np.array(stride, dtype=np.int32)
+    arrays["edge_buckets"] = np.array(
+        [(HASH_OFFSET + 961 * TRANSITION_SLOT + 31 * a + b) % N_BUCKETS
+         for a in range(-1, n_labels) for b in range(n_labels)], dtype=np.int64)
+    arrays["n_features"] = np.array(N_BUCKETS)
     return arrays

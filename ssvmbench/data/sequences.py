@@ -6,7 +6,7 @@ All sequences of a split are concatenated token-wise: sequence ``i`` owns tokens
 OCR pixels and the sparse NLP templates.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -54,24 +54,57 @@ class ChainDataset:
     def n_tokens(self) -> int:
         return len(self.labels)
 
+    # arrays with one entry per stored feature (CSR entry), cut along with the tokens
+    ENTRY_ARRAYS = ("feat_idx", "feat_val")
+
     def subset(self, idx) -> "ChainDataset":
-        """The sequences ``idx`` (in that order) as a new dataset."""
+        """The sequences ``idx`` (in that order) as a new dataset of the same kind."""
         idx = np.asarray(idx, dtype=np.int64)
         tokens = _ranges(self.offsets[idx], self.offsets[idx + 1])
         nz = _ranges(self.feat_ptr[tokens], self.feat_ptr[tokens + 1])
         seq_len = self.offsets[idx + 1] - self.offsets[idx]
         row_len = self.feat_ptr[tokens + 1] - self.feat_ptr[tokens]
-        return ChainDataset(
-            name=self.name,
-            n_labels=self.n_labels,
-            n_features=self.n_features,
+        return replace(
+            self,
             offsets=np.concatenate([[0], np.cumsum(seq_len)]).astype(np.int64),
             labels=self.labels[tokens],
             feat_ptr=np.concatenate([[0], np.cumsum(row_len)]).astype(np.int64),
-            feat_idx=self.feat_idx[nz],
-            feat_val=self.feat_val[nz],
-            label_names=self.label_names,
-        )
+            **{name: getattr(self, name)[nz] for name in self.ENTRY_ARRAYS})
+
+
+@dataclass(frozen=True)
+class HashedChainDataset(ChainDataset):
+    """A chain whose joint features share ``n_features`` buckets through a linear hash (the
+    Casimir authors' NER model, ``features.pyx``; docs/casimir_authors_code.md section 2):
+    feature entry ``p`` of a token with label ``l`` adds ``feat_val[p]`` to bucket
+    ``(feat_idx[p] + feat_stride[p] * l) mod n_features``, and the tag pair ``(a, b)`` of two
+    neighbouring tokens adds 1 to bucket ``edge_buckets[(a + 1) * n_labels + b]``, with
+    ``a = -1`` for the start of the sentence (a first-label bias; there is no last-label one).
+
+    Extra attributes
+    ----------------
+    feat_stride : int32 (nnz,)            bucket step per label of each feature entry.
+    edge_buckets : int64 ((L+1) * L,)     bucket of each tag pair, START first.
+    """
+
+    feat_stride: np.ndarray = None
+    edge_buckets: np.ndarray = None
+
+    ENTRY_ARRAYS = ("feat_idx", "feat_val", "feat_stride")
+
+    def __post_init__(self):
+        super().__post_init__()
+        L, D = self.n_labels, self.n_features
+        if self.feat_stride is None or len(self.feat_stride) != len(self.feat_idx):
+            raise ValueError(f"{self.name}: one feat_stride per feature entry")
+        if self.edge_buckets is None or len(self.edge_buckets) != (L + 1) * L:
+            raise ValueError(f"{self.name}: edge_buckets needs {(L + 1) * L} entries")
+        for array in (self.feat_idx, self.edge_buckets):
+            if len(array) and (array.min() < 0 or array.max() >= D):
+                raise ValueError(f"{self.name}: buckets outside 0..{D - 1}")
+        if len(self.feat_stride) and not (0 <= self.feat_stride.min()
+                                          and self.feat_stride.max() * (L - 1) < D):
+            raise ValueError(f"{self.name}: strides must satisfy 0 <= stride (L - 1) < {D}")
 
 
 def _ranges(starts, ends):

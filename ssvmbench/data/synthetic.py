@@ -3,7 +3,7 @@ paper datasets)."""
 
 import numpy as np
 
-from ssvmbench.data.sequences import ChainDataset
+from ssvmbench.data.sequences import ChainDataset, HashedChainDataset
 
 
 def random_chains(n, n_labels, n_features, lengths=(1, 5), density=0.5, seed=0):
@@ -28,6 +28,21 @@ def random_chains(n, n_labels, n_features, lengths=(1, 5), density=0.5, seed=0):
         feat_idx=cols.astype(np.int32),
         feat_val=values[rows, cols],
     )
+
+
+def random_hashed_chains(n, n_labels, n_features, n_buckets, lengths=(1, 5), seed=0):
+    """:func:`random_chains` with its features and tag pairs hashed into ``n_buckets`` shared
+    buckets (random bucket bases, strides 1 or 3 per entry): a small instance of the hashed
+    chain, with collisions when ``n_buckets`` is small."""
+    ds = random_chains(n, n_labels, n_features, lengths, seed=seed)
+    rng = np.random.default_rng(seed + 1)
+    bases = rng.integers(0, n_buckets, size=n_features)
+    strides = rng.choice([1, 3], size=n_features)
+    return HashedChainDataset(
+        name="synthetic_hashed", n_labels=n_labels, n_features=n_buckets, offsets=ds.offsets,
+        labels=ds.labels, feat_ptr=ds.feat_ptr, feat_idx=bases[ds.feat_idx].astype(np.int32),
+        feat_val=ds.feat_val, feat_stride=strides[ds.feat_idx].astype(np.int32),
+        edge_buckets=rng.integers(0, n_buckets, size=(n_labels + 1) * n_labels))
 
 
 def random_bitext(n, vocab_size=40, lengths=(2, 8), seed=0):

@@ -59,7 +59,7 @@ def bcfw_steps(w, ell, mu, Psum, blocks, ell_i, dims, data, normalized, order, l
 class BCFW(Solver):
     name = "bcfw"
     options = {"step": ("line_search", "predefined"), "sampling": ("uniform", "permutation")}
-    tasks = ("chain", "boxes", "matching")
+    tasks = ("chain", "hashed_chain", "boxes", "matching")
 
     def __init__(self, task, lam, options, seed, oracle=None, l1=0.0):
         super().__init__(task, lam, options, seed, oracle, l1)

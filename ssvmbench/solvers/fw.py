@@ -18,7 +18,7 @@ from ssvmbench.tasks.kernels import mean_hinge_and_gradient
 class FW(Solver):
     name = "fw"
     options = {"step": ("line_search", "predefined")}
-    tasks = ("chain", "boxes", "matching")
+    tasks = ("chain", "hashed_chain", "boxes", "matching")
     keeps_best = True
 
     def __init__(self, task, lam, options, seed, oracle=None, l1=0.0):

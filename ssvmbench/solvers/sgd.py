@@ -50,7 +50,7 @@ class SGD(Solver):
     name = "sgd"
     has_dual = False
     oracles = ("max", "topk", "exp")
-    tasks = ("chain", "boxes", "matching")
+    tasks = ("chain", "hashed_chain", "boxes", "matching")
     options = {"step": ("decay", "pegasos"), "sampling": ("uniform", "permutation")}
     numbers = {"gamma0": 0.1, "t0": 1000.0}     # tuned on CoNLL-2003 (README, issue 4)
 

@@ -9,7 +9,8 @@ plain SVRG), where ``f_i`` is the hinge smoothed by the top-K or exp oracle: a f
 examples (two oracle calls each: at ``w`` and at ``w~``, as counted in Casimir Section 4).
 The dense part of a step is kept lazily: the unary block of ``w`` is ``a v + b c`` with
 ``c = g~ - kappa z``, so a step touches only the example's features; the transition and
-bias block of ``w`` is ``a v`` and is updated densely (``L^2 + 2L`` entries). The token
+bias block of ``w`` is ``a v`` and is updated densely (``L^2 + 2L`` entries; all of ``w`` on the
+hashed chain, whose buckets tokens and tag pairs share). The token
 scores of ``c`` and of the anchor are tabulated once per epoch, so a step gathers from one
 d-vector (``v``) only.
 
@@ -53,17 +54,18 @@ def token_scores(w, dims, data, out):
 
 @nb.njit(cache=True)
 def svrg_steps(v, ab, c, anchor, Uc, Ua, dims, data, normalized, order, lam, kappa, lr, kind,
-               K, mu, bufs, max_len, sums, D, P):
-    """SVRG steps for the examples ``order`` on the lazy iterate (``ab = [a, b]``); ``Uc``
-    and ``Ua`` are the token scores of ``c`` and of the anchor (:func:`token_scores`).
+               K, mu, bufs, max_len, sums, D, P, tail):
+    """SVRG steps for the examples ``order`` on the lazy iterate (``ab = [a, b]``, ``w = a v
+    + b c`` on the first ``tail`` entries, the task's ``token_block``, and ``a v`` on the
+    rest, where ``c`` is added densely); ``Uc`` and ``Ua`` are the token scores of ``c`` and
+    of the anchor (:func:`token_scores`).
 
     With ``len(D) > 0`` the sum of the iterates ``w_k = a_k v_k + b_k c`` is kept lazily too
     (the Casimir authors' epoch output is their uniform average): ``sum_k a_k v_k = P + S v -
     D`` with ``S = sums[0] = sum_k a_k`` and ``D`` gathering ``S_{k-1}`` times each change
     of ``v`` (so a step touches only what it changes), and ``sums[1] = sum_k b_k``."""
     offsets = data[0]
-    F, L = dims
-    tail = F * L
+    L = dims[1]
     U, _, y, R, E = buffers(max_len, L)
     _, _, _, R2, E2 = buffers(max_len, L)
     no_U, no_C = np.empty((0, 0)), np.empty(0)
@@ -80,7 +82,7 @@ def svrg_steps(v, ab, c, anchor, Uc, Ua, dims, data, normalized, order, lam, kap
         R[:T] -= R2[:T]
         E[2][0] = transitions.add_sorted(E[0], E[1], E[2][0], E2[0], E2[1], E2[2][0], -1.0)
         a *= rho
-        b = rho * b - lr
+        b = rho * b - lr if tail > 0 else 0.0
         add_direction(v, -lr / a, dims, data, t0, T, R, E, no_U, no_C)
         for q in range(tail, len(v)):
             v[q] -= lr / a * c[q]
@@ -110,7 +112,7 @@ class SVRG(Solver):
     name = "svrg"
     has_dual = False
     oracles = ("topk", "exp", "max")
-    tasks = ("chain", "boxes", "matching")
+    tasks = ("chain", "hashed_chain", "boxes", "matching")
     default_iterates = ("raw",)
     # output: what an epoch returns and the next one starts from: its last iterate, or the
     # uniform average of its n inner iterates (the Casimir authors' SVRGOptimizer)
@@ -152,17 +154,17 @@ class SVRG(Solver):
         return self._live(), np.nan
 
     def _live(self):
-        F, L = self.task.dims
+        tail = self.task.token_block
         a, b = self.ab
         w = a * self.v
-        w[:F * L] += b * self.c[:F * L]
+        w[:tail] += b * self.c[:tail]
         return w
 
     def _finish_average(self):
         """``output`` = the uniform average of the epoch's n inner iterates."""
-        F, L = self.task.dims
+        tail = self.task.token_block
         total = self.P + self.sums[0] * self.v - self.D
-        total[:F * L] += self.sums[1] * self.c[:F * L]
+        total[:tail] += self.sums[1] * self.c[:tail]
         self.output[:] = total / self.task.n
 
     def state(self):
@@ -196,7 +198,7 @@ class SVRG(Solver):
         t, o = self.task, self.oracle
         svrg_steps(self.v, self.ab, self.c, self.anchor, self.Uc, self.Ua, t.dims, t.data,
                    t.normalized, order, self.lam, self.kappa, self.lr, o.kind, o.K,
-                   self.mu, self._bufs, t.max_len, self.sums, self.D, self.P)
+                   self.mu, self._bufs, t.max_len, self.sums, self.D, self.P, t.token_block)
         self._left -= len(order)
         if self._left == 0:
             if self.averaging:

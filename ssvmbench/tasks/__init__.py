@@ -2,6 +2,7 @@
 
 from ssvmbench.data.boxes import BoxDataset
 from ssvmbench.data.matchings import MatchingDataset
+from ssvmbench.data.sequences import HashedChainDataset
 from ssvmbench.errors import UserError
 
 
@@ -9,9 +10,10 @@ def make_task(dataset, loss="normalized_hamming"):
     """The task of a split: :class:`~ssvmbench.tasks.chain.ChainTask` for sequences (with the
     chosen ``loss``), :class:`~ssvmbench.tasks.boxes.BoxTask` for candidate boxes (1 - IoU),
     :class:`~ssvmbench.tasks.matching.MatchingTask` for word alignments (asymmetric
-    Hamming)."""
+    Hamming); hashed sequences get :class:`~ssvmbench.tasks.hashed_chain.HashedChainTask`."""
     from ssvmbench.tasks.boxes import BoxTask
     from ssvmbench.tasks.chain import ChainTask
+    from ssvmbench.tasks.hashed_chain import HashedChainTask
     from ssvmbench.tasks.matching import MatchingTask
 
     for data_type, task_type, what in ((BoxDataset, BoxTask, "box localization"),
@@ -21,4 +23,6 @@ def make_task(dataset, loss="normalized_hamming"):
                 raise UserError(f"loss={loss} is for sequences; {what} uses its task loss "
                                 f"{task_type.LOSSES[0]} (drop the loss= override)")
             return task_type(dataset)
+    if isinstance(dataset, HashedChainDataset):
+        return HashedChainTask(dataset, loss)
     return ChainTask(dataset, loss)

@@ -2,15 +2,17 @@
 time on the type of the task's ``data`` (DESIGN.md: "the oracle interface as the one seam
 between solvers and tasks").
 
-Each name below runs the chain kernel (:mod:`ssvmbench.tasks.chain`,
-:mod:`ssvmbench.tasks.oracles`), the box kernel (:mod:`ssvmbench.tasks.boxes`) or the matching
-kernel (:mod:`ssvmbench.tasks.matching`) of the same signature, chosen by numba's ``overload``
-when the calling solver kernel is compiled, so one solver kernel serves every task and stays
-cacheable. A task's arrays: ``U`` its score rows (chain: tokens x labels; boxes: candidates
-x 1; matchings: edges x 1), a direction ``(R, E)`` in ``w``-space, the factored BCFW dual
-state ``(mu, Psum, blocks)``. Matchings share the edge-wise kernels of boxes (an edge is a
-score row with one label, like a candidate box). ``labeling_hinge`` and ``add_labeling``
-score and add one stored labeling (the cutting plane's constraint cache).
+Each name below runs the kernel of the same signature of the task whose data it is given:
+the chain (:mod:`ssvmbench.tasks.chain`, :mod:`ssvmbench.tasks.oracles`; its data is a plain
+tuple), the hashed chain (:mod:`ssvmbench.tasks.hashed_chain`), boxes
+(:mod:`ssvmbench.tasks.boxes`) or matchings (:mod:`ssvmbench.tasks.matching`), chosen by
+numba's ``overload`` when the calling solver kernel is compiled, so one solver kernel serves
+every task and stays cacheable. A task's arrays: ``U`` its score rows (chains: tokens x labels;
+boxes: candidates x 1; matchings: edges x 1), a direction ``(R, E)`` in ``w``-space, the
+factored BCFW dual state ``(mu, Psum, blocks)``. Matchings share the edge-wise kernels of
+boxes (an edge is a score row with one label, like a candidate box), the hashed chain the
+label-space kernels of the chain. ``labeling_hinge`` and ``add_labeling`` score and add one
+stored labeling (the cutting plane's constraint cache).
 """
 
 import numba as nb
@@ -18,59 +20,71 @@ import numpy as np
 from numba import types
 from numba.extending import overload
 
-from ssvmbench.tasks import boxes, chain, matching, oracles
+from ssvmbench.tasks import boxes, chain, hashed_chain, matching, oracles
+
+# the named tuple of each task's data (chain data is a plain tuple)
+TASK_OF_DATA = {boxes.BoxData: "boxes", matching.MatchingData: "matching",
+                hashed_chain.HashedChainData: "hashed_chain"}
 
 
 def _task_of(arg_types):
-    """``"boxes"``, ``"matching"`` or ``"chain"`` from the numba types of a call's arguments."""
+    """The task of a call from the numba types of its arguments."""
     for t in arg_types:
-        if isinstance(t, types.BaseNamedTuple):
-            if t.instance_class is boxes.BoxData:
-                return "boxes"
-            if t.instance_class is matching.MatchingData:
-                return "matching"
+        if isinstance(t, types.BaseNamedTuple) and t.instance_class in TASK_OF_DATA:
+            return TASK_OF_DATA[t.instance_class]
     return "chain"
 
 
-def _dispatch(chain_kernel, box_kernel, matching_kernel):
-    """A function (callable from Python and from compiled code) that runs ``box_kernel``
-    when one of its arguments is :class:`~ssvmbench.tasks.boxes.BoxData`,
-    ``matching_kernel`` for :class:`~ssvmbench.tasks.matching.MatchingData`, else
-    ``chain_kernel``."""
-    kernels = {"chain": chain_kernel, "boxes": box_kernel, "matching": matching_kernel}
+def _dispatch(**kernels):
+    """A function (callable from Python and from compiled code) that runs
+    ``kernels[task]`` for the task of its arguments' data; a task without that kernel is
+    refused when the caller is compiled."""
 
     def generic(*args):
-        task = ("boxes" if any(isinstance(a, boxes.BoxData) for a in args) else
-                "matching" if any(isinstance(a, matching.MatchingData) for a in args) else
-                "chain")
+        task = next((TASK_OF_DATA[type(a)] for a in args if type(a) in TASK_OF_DATA),
+                    "chain")
         return kernels[task](*args)
 
     @overload(generic)
     def _choose(*args):
-        kernel = kernels[_task_of(args)]
+        task = _task_of(args)
+        if task not in kernels:
+            raise TypeError(f"{generic.__name__}: no kernel for the {task} task")
+        kernel = kernels[task]
         return lambda *args: kernel(*args)
 
-    generic.__doc__ = chain_kernel.__doc__
+    generic.__name__ = kernels["chain"].__name__
+    generic.__doc__ = kernels["chain"].__doc__
     return generic
 
 
-scores = _dispatch(chain.unary_scores, boxes.scores, boxes.scores)
-example_oracle = _dispatch(oracles.example_oracle, boxes.example_oracle,
-                           matching.example_oracle)
-decode = _dispatch(chain.decode, boxes.decode, matching.decode)
-add_direction = _dispatch(chain.add_direction, boxes.add_direction, boxes.add_direction)
-direction_sqnorm = _dispatch(chain.direction_sqnorm, boxes.direction_sqnorm,
-                             boxes.direction_sqnorm)
-direction_dot = _dispatch(chain.direction_dot, boxes.direction_dot, boxes.direction_dot)
-dual_residual = _dispatch(chain.marginals_residual, boxes.dual_residual,
-                          matching.dual_residual)
-init_marginals = _dispatch(chain.init_marginals, boxes.init_marginals,
-                           matching.init_marginals)
-move_marginals = _dispatch(chain.move_marginals, boxes.move_marginals, boxes.move_marginals)
-weights_from_average = _dispatch(chain.weights_from_average, boxes.weights_from_average,
-                                 matching.weights_from_average)
-labeling_hinge = _dispatch(chain.labeling_hinge, boxes.labeling_hinge, matching.labeling_hinge)
-add_labeling = _dispatch(chain.add_labeling, boxes.add_labeling, matching.add_labeling)
+scores = _dispatch(chain=chain.unary_scores, hashed_chain=hashed_chain.unary_scores,
+                   boxes=boxes.scores, matching=boxes.scores)
+example_oracle = _dispatch(chain=oracles.example_oracle, hashed_chain=hashed_chain.example_oracle,
+                           boxes=boxes.example_oracle, matching=matching.example_oracle)
+decode = _dispatch(chain=chain.decode, hashed_chain=hashed_chain.decode, boxes=boxes.decode,
+                   matching=matching.decode)
+add_direction = _dispatch(chain=chain.add_direction, hashed_chain=hashed_chain.add_direction,
+                          boxes=boxes.add_direction, matching=boxes.add_direction)
+direction_sqnorm = _dispatch(chain=chain.direction_sqnorm,
+                             hashed_chain=hashed_chain.direction_sqnorm,
+                             boxes=boxes.direction_sqnorm, matching=boxes.direction_sqnorm)
+direction_dot = _dispatch(chain=chain.direction_dot, hashed_chain=hashed_chain.direction_dot,
+                          boxes=boxes.direction_dot, matching=boxes.direction_dot)
+dual_residual = _dispatch(chain=chain.marginals_residual, hashed_chain=chain.marginals_residual,
+                          boxes=boxes.dual_residual, matching=matching.dual_residual)
+init_marginals = _dispatch(chain=chain.init_marginals, hashed_chain=chain.init_marginals,
+                           boxes=boxes.init_marginals, matching=matching.init_marginals)
+move_marginals = _dispatch(chain=chain.move_marginals, hashed_chain=chain.move_marginals,
+                           boxes=boxes.move_marginals, matching=boxes.move_marginals)
+weights_from_average = _dispatch(chain=chain.weights_from_average,
+                                 hashed_chain=hashed_chain.weights_from_average,
+                                 boxes=boxes.weights_from_average,
+                                 matching=matching.weights_from_average)
+labeling_hinge = _dispatch(chain=chain.labeling_hinge, boxes=boxes.labeling_hinge,
+                           matching=matching.labeling_hinge)
+add_labeling = _dispatch(chain=chain.add_labeling, boxes=boxes.add_labeling,
+                         matching=matching.add_labeling)
 
 
 @nb.njit(cache=True)

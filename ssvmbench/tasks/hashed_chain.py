@@ -1,0 +1,247 @@
+"""Hashed chain task: the chain of :mod:`ssvmbench.tasks.chain` with every joint feature in
+one of ``D`` shared buckets, as the Casimir authors' NER model (Pillutla et al., NeurIPS 2018,
+Section 4; krishnap25/casimir ``features.pyx``, docs/casimir_authors_code.md sections 2 and 10).
+
+Joint feature map (:class:`~ssvmbench.data.sequences.HashedChainDataset`)::
+
+    phi(x, y) = sum_t sum_p x_tp e_{h(p, y_t)} + sum_{t>0} e_{g(y_{t-1}, y_t)} + e_{g(START, y_0)}
+
+with ``h(p, l) = (feat_idx[p] + feat_stride[p] l) mod D`` and ``g`` the table
+``edge_buckets``; ``w`` has ``d = D`` entries and no last-label bias. The chain recursions
+(Viterbi, top-K, forward-backward) need only the token scores ``U[t, l]`` and the ``L x L``
+transition and first-label scores, so they are those of the chain task run on a small *edge
+vector* in the chain layout with no token features (``dims = (0, L)``), gathered from ``w``
+per example (:func:`edge_weights`). Directions keep the chain's factored form ``(R, E)``
+(token residuals, sparse tag-pair part; :mod:`ssvmbench.tasks.chain`); only the kernels that
+read or write ``w`` map it to buckets. The dual state of BCFW lives in label space and is the
+chain's (:func:`~ssvmbench.tasks.chain.marginals_residual` and the rest).
+
+Kernels take ``data`` = :class:`HashedChainData` and ``dims = (D, L)``; signatures are
+those of the chain kernels they mirror (:mod:`ssvmbench.tasks.kernels`).
+"""
+
+from typing import NamedTuple
+
+import numba as nb
+import numpy as np
+
+from ssvmbench.data.sequences import HashedChainDataset
+from ssvmbench.tasks.chain import (ChainTask, buffers, hamming, labeling_score, loss_unit,
+                                   max_length, mistakes, viterbi)
+from ssvmbench.tasks.oracles import hinge_oracle
+
+
+class HashedChainData(NamedTuple):
+    """The arrays of a :class:`~ssvmbench.data.sequences.HashedChainDataset`, first five in
+    the order of the chain's tuple (so label-space chain kernels read them alike)."""
+
+    offsets: np.ndarray
+    labels: np.ndarray
+    feat_ptr: np.ndarray
+    feat_idx: np.ndarray
+    feat_val: np.ndarray
+    feat_stride: np.ndarray
+    edge_buckets: np.ndarray
+
+
+class HashedChainTask(ChainTask):
+    """One split of a hashed chain dataset; attributes as
+    :class:`~ssvmbench.tasks.chain.ChainTask`, with ``d = D`` buckets."""
+
+    kind = "hashed_chain"
+
+    def __init__(self, ds: HashedChainDataset, loss="normalized_hamming"):
+        super().__init__(ds, loss)
+        self.data = HashedChainData(ds.offsets, ds.labels, ds.feat_ptr, ds.feat_idx,
+                                    ds.feat_val, ds.feat_stride, ds.edge_buckets)
+        self.d = ds.n_features
+        self.token_block = 0          # every bucket may also hold a tag pair
+
+    def evaluate(self, w, with_hinge=True):
+        predictions = np.empty(self.n_rows, dtype=np.int32)
+        hinge, error = evaluate(w, self.dims, self.data, self.normalized, with_hinge,
+                                self.max_len, predictions)
+        return hinge, error, predictions
+
+
+@nb.njit(cache=True, inline="always")
+def _bucket(data, p, l, D):
+    """Bucket of feature entry ``p`` with label ``l``."""
+    b = data.feat_idx[p] + data.feat_stride[p] * l
+    return b - D if b >= D else b
+
+
+@nb.njit(cache=True, inline="always")
+def _edge(data, L, a, b):
+    """Bucket of the tag pair ``a -> b`` (``a = -1``: the start of the sentence)."""
+    return data.edge_buckets[(a + 1) * L + b]
+
+
+@nb.njit(cache=True)
+def edge_weights(w, dims, data):
+    """The tag-pair weights of ``w`` in the chain layout of ``dims = (0, L)``: transitions
+    ``a -> b`` at ``a L + b``, the first-label bias at ``L^2 + b``, a zero last-label bias."""
+    L = dims[1]
+    ev = np.zeros(L * L + 2 * L)
+    for a in range(L):
+        for b in range(L):
+            ev[a * L + b] = w[_edge(data, L, a, b)]
+    for b in range(L):
+        ev[L * L + b] = w[_edge(data, L, -1, b)]
+    return ev
+
+
+@nb.njit(cache=True)
+def unary_scores(w, ws, dims, data, i, out):
+    """``out[t, l] = ws * sum_p x_tp w[h(p, l)]`` for the tokens of sequence ``i``; returns
+    ``T``."""
+    D, L = dims
+    t0 = data.offsets[i]
+    T = data.offsets[i + 1] - t0
+    for t in range(T):
+        for l in range(L):
+            out[t, l] = 0.0
+        for p in range(data.feat_ptr[t0 + t], data.feat_ptr[t0 + t + 1]):
+            v = ws * data.feat_val[p]
+            for l in range(L):
+                out[t, l] += v * w[_bucket(data, p, l, D)]
+    return T
+
+
+@nb.njit(cache=True)
+def example_oracle(kind, K, mu, w, ws, dims, data, normalized, i, U, T, bufs, y, R, E):
+    """:func:`~ssvmbench.tasks.oracles.hinge_oracle` of sequence ``i`` on its token scores
+    ``U`` and the tag-pair weights of ``w``."""
+    t0 = data.offsets[i]
+    chain_dims = (0, dims[1])
+    return hinge_oracle(kind, K, mu, edge_weights(w, dims, data), ws, chain_dims, U, T,
+                        data.labels[t0:t0 + T], loss_unit(normalized, T), bufs, y, R, E)
+
+
+@nb.njit(cache=True)
+def decode(w, dims, data, normalized, i, U, T, delta, y):
+    """Loss-augmented Viterbi of sequence ``i`` (BCFW eq. 2); returns its task loss."""
+    gold = data.labels[data.offsets[i]:data.offsets[i] + T]
+    chain_dims = (0, dims[1])
+    viterbi(edge_weights(w, dims, data), 1.0, chain_dims, U, T, gold,
+            loss_unit(normalized, T), delta, y)
+    return hamming(gold, y, T) if normalized else float(mistakes(gold, y, T))
+
+
+@nb.njit(cache=True)
+def _scatter(x, coef, dims, data, t0, T, R, E):
+    """``x += coef * direction (R, E)`` in bucket space."""
+    D, L = dims
+    for t in range(T):
+        for p in range(data.feat_ptr[t0 + t], data.feat_ptr[t0 + t + 1]):
+            v = coef * data.feat_val[p]
+            for l in range(L):
+                if R[t, l] != 0.0:
+                    x[_bucket(data, p, l, D)] += v * R[t, l]
+    for b in range(L):
+        x[_edge(data, L, -1, b)] += coef * R[0, b]
+    keys, vals = E[0], E[1]
+    for j in range(E[2][0]):
+        x[data.edge_buckets[L + keys[j]]] += coef * vals[j]
+
+
+@nb.njit(cache=True)
+def direction_sqnorm(dims, data, t0, T, R, E, x_dense):
+    """Squared norm of the direction ``(R, E)``: scattered into the all-zero ``(D,)`` scratch
+    ``x_dense``, then read back and cleared bucket by bucket (colliding entries add up)."""
+    D, L = dims
+    _scatter(x_dense, 1.0, dims, data, t0, T, R, E)
+    s = 0.0
+    for t in range(T):
+        for p in range(data.feat_ptr[t0 + t], data.feat_ptr[t0 + t + 1]):
+            for l in range(L):
+                q = _bucket(data, p, l, D)
+                s += x_dense[q] * x_dense[q]
+                x_dense[q] = 0.0
+    for b in range(L):
+        q = _edge(data, L, -1, b)
+        s += x_dense[q] * x_dense[q]
+        x_dense[q] = 0.0
+    for j in range(E[2][0]):
+        q = data.edge_buckets[L + E[0][j]]
+        s += x_dense[q] * x_dense[q]
+        x_dense[q] = 0.0
+    return s
+
+
+@nb.njit(cache=True)
+def direction_dot(w, dims, data, U, T, R, E):
+    """``<w, direction>`` given the token scores ``U`` of ``w``."""
+    L = dims[1]
+    s = 0.0
+    for t in range(T):
+        for l in range(L):
+            s += R[t, l] * U[t, l]
+    for b in range(L):
+        s += R[0, b] * w[_edge(data, L, -1, b)]
+    keys, vals = E[0], E[1]
+    for j in range(E[2][0]):
+        s += vals[j] * w[data.edge_buckets[L + keys[j]]]
+    return s
+
+
+@nb.njit(cache=True)
+def add_direction(w, coef, dims, data, t0, T, R, E, U, C):
+    """``w += coef * direction``, each change also recorded in the lazy averages ``U`` with
+    weights ``C`` (:mod:`ssvmbench.solvers.averaging`; empty ``C`` = no averages)."""
+    _scatter(w, coef, dims, data, t0, T, R, E)
+    for j in range(len(C)):
+        _scatter(U[j], coef * C[j], dims, data, t0, T, R, E)
+
+
+@nb.njit(cache=True)
+def weights_from_average(alpha, U, c, s, dims, data, lam, w):
+    """``w = A alpha_bar`` (BCFW Section 3) for the averaged factored dual state
+    ``alpha_bar = (c alpha - U) / s`` (as :func:`ssvmbench.tasks.chain.weights_from_average`,
+    mapped to buckets)."""
+    offsets, labels = data.offsets, data.labels
+    n = len(offsets) - 1
+    L = dims[1]
+    _, _, _, R, E = buffers(max_length(offsets), L)
+    E[2][0] = 0
+    pairs = np.zeros(L * L)               # gold tag-pair counts minus their averaged marginals
+    w[:] = 0.0
+    for i in range(n):
+        t0 = offsets[i]
+        T = offsets[i + 1] - t0
+        for t in range(T):
+            for l in range(L):
+                q = (t0 + t) * L + l
+                R[t, l] = -(c * alpha[q] - U[q]) / s
+            R[t, labels[t0 + t]] += 1.0
+            if t > 0:
+                pairs[labels[t0 + t - 1] * L + labels[t0 + t]] += 1.0
+        _scatter(w, 1.0 / (lam * n), dims, data, t0, T, R, E)
+    n_mu = len(labels) * L
+    for q in range(L * L):
+        p_bar = (c * alpha[n_mu + q] - U[n_mu + q]) / s
+        w[data.edge_buckets[L + q]] += (pairs[q] - p_bar) / (lam * n)
+
+
+@nb.njit(cache=True)
+def evaluate(w, dims, data, normalized, with_hinge, max_len, predictions):
+    """One pass over a split at fixed ``w``, as :func:`ssvmbench.tasks.chain.evaluate`."""
+    offsets, labels = data.offsets, data.labels
+    L = dims[1]
+    n = len(offsets) - 1
+    chain_dims = (0, L)
+    ev = edge_weights(w, dims, data)
+    U, delta, y, _, _ = buffers(max_len, L)
+    hinge = 0.0
+    err = 0.0
+    for i in range(n):
+        t0 = offsets[i]
+        T = unary_scores(w, 1.0, dims, data, i, U)
+        gold = labels[t0:t0 + T]
+        viterbi(ev, 1.0, chain_dims, U, T, gold, 0.0, delta, y)
+        predictions[t0:t0 + T] = y[:T]
+        err += hamming(gold, y, T)
+        if with_hinge:
+            top = viterbi(ev, 1.0, chain_dims, U, T, gold, loss_unit(normalized, T), delta, y)
+            hinge += top - labeling_score(ev, 1.0, chain_dims, U, T, gold)
+    return (hinge / n if with_hinge else np.nan), err / n
