@@ -7,12 +7,12 @@ plain SVRG), where ``f_i`` is the hinge smoothed by the top-K or exp oracle: a f
 ``g~ = 1/n sum_i grad f_i(w~)`` at the anchor ``w~`` (n oracle calls), then ``n`` steps
 ``w <- w - lr (grad f_i(w) - grad f_i(w~) + g~ + lam w + kappa (w - z))`` on uniformly sampled
 examples (two oracle calls each: at ``w`` and at ``w~``, as counted in Casimir Section 4).
-The dense part of a step is kept lazily: the unary block of ``w`` is ``a v + b c`` with
-``c = g~ - kappa z``, so a step touches only the example's features; the transition and
-bias block of ``w`` is ``a v`` and is updated densely (``L^2 + 2L`` entries; all of ``w`` on the
-hashed chain, whose buckets tokens and tag pairs share). The token
-scores of ``c`` and of the anchor are tabulated once per epoch, so a step gathers from one
-d-vector (``v``) only.
+The dense part of a step is kept lazily: ``w = a v + b c`` with ``c = g~ - kappa z`` outside
+the task's ``dense_entries`` (the entries every example touches: the chain's transitions and
+biases, the hashed chain's tag-pair buckets), where ``w = a v`` and ``c`` is added densely, so a
+step touches only the example's features and those ``L^2 + 2L`` entries. The token scores of
+``c`` and of the anchor are tabulated once per epoch, so a step gathers from one d-vector
+(``v``) only.
 
 SC-SVRG (``solver=sc_svrg``) runs one such epoch per outer iteration ``k`` of Algorithm 1
 (``T_inner = n``, the paper's one-pass budget), warm-started at ``z_{k-1}``, then
@@ -54,11 +54,10 @@ def token_scores(w, dims, data, out):
 
 @nb.njit(cache=True)
 def svrg_steps(v, ab, c, anchor, Uc, Ua, dims, data, normalized, order, lam, kappa, lr, kind,
-               K, mu, bufs, max_len, sums, D, P, tail):
-    """SVRG steps for the examples ``order`` on the lazy iterate (``ab = [a, b]``, ``w = a v
-    + b c`` on the first ``tail`` entries, the task's ``token_block``, and ``a v`` on the
-    rest, where ``c`` is added densely); ``Uc`` and ``Ua`` are the token scores of ``c`` and
-    of the anchor (:func:`token_scores`).
+               K, mu, bufs, max_len, sums, D, P, dense, c_dense):
+    """SVRG steps for the examples ``order`` on the lazy iterate ``w = a v + b c`` (``ab =
+    [a, b]``; ``c`` is zero at the entries ``dense``, where ``c_dense`` is added densely);
+    ``Uc`` and ``Ua`` are the token scores of ``c`` and of the anchor (:func:`token_scores`).
 
     With ``len(D) > 0`` the sum of the iterates ``w_k = a_k v_k + b_k c`` is kept lazily too
     (the Casimir authors' epoch output is their uniform average): ``sum_k a_k v_k = P + S v -
@@ -82,14 +81,14 @@ def svrg_steps(v, ab, c, anchor, Uc, Ua, dims, data, normalized, order, lam, kap
         R[:T] -= R2[:T]
         E[2][0] = transitions.add_sorted(E[0], E[1], E[2][0], E2[0], E2[1], E2[2][0], -1.0)
         a *= rho
-        b = rho * b - lr if tail > 0 else 0.0
+        b = rho * b - lr
         add_direction(v, -lr / a, dims, data, t0, T, R, E, no_U, no_C)
-        for q in range(tail, len(v)):
-            v[q] -= lr / a * c[q]
+        for k in range(len(dense)):
+            v[dense[k]] -= lr / a * c_dense[k]
         if averaging:                   # the same change, weighted by S_{k-1}
             add_direction(D, -lr / a * sums[0], dims, data, t0, T, R, E, no_U, no_C)
-            for q in range(tail, len(v)):
-                D[q] -= sums[0] * lr / a * c[q]
+            for k in range(len(dense)):
+                D[dense[k]] -= sums[0] * lr / a * c_dense[k]
             sums[0] += a
             sums[1] += b
         if a < 1e-6:                    # fold the scalars back into v
@@ -98,10 +97,8 @@ def svrg_steps(v, ab, c, anchor, Uc, Ua, dims, data, normalized, order, lam, kap
                     P[q] += sums[0] * v[q] - D[q]
                     D[q] = 0.0
                 sums[0] = 0.0
-            for q in range(tail):
+            for q in range(len(v)):
                 v[q] = a * v[q] + b * c[q]
-            for q in range(tail, len(v)):
-                v[q] *= a
             a, b = 1.0, 0.0
     ab[0], ab[1] = a, b
 
@@ -127,6 +124,7 @@ class SVRG(Solver):
         self.lr = self.opts["lr"]
         d = task.d
         self.v, self.c, self.anchor = (np.zeros(d) for _ in range(3))
+        self.c_dense = np.zeros(len(task.dense_entries))
         self.center = np.zeros(d)             # z of eq. (4); unused while kappa = 0
         self.ab = np.array([1.0, 0.0])
         self.Uc, self.Ua = (np.empty((task.n_rows, task.n_labels)) for _ in range(2))
@@ -154,17 +152,12 @@ class SVRG(Solver):
         return self._live(), np.nan
 
     def _live(self):
-        tail = self.task.token_block
         a, b = self.ab
-        w = a * self.v
-        w[:tail] += b * self.c[:tail]
-        return w
+        return a * self.v + b * self.c
 
     def _finish_average(self):
         """``output`` = the uniform average of the epoch's n inner iterates."""
-        tail = self.task.token_block
-        total = self.P + self.sums[0] * self.v - self.D
-        total[:tail] += self.sums[1] * self.c[:tail]
+        total = self.P + self.sums[0] * self.v - self.D + self.sums[1] * self.c
         self.output[:] = total / self.task.n
 
     def state(self):
@@ -177,6 +170,8 @@ class SVRG(Solver):
         mean_hinge_and_gradient(self.anchor, t.dims, t.data, t.normalized, o.kind, o.K,
                                 self.mu, self._bufs, t.max_len, self.c)
         self.c -= self.kappa * self.center
+        self.c_dense = self.c[t.dense_entries]       # added densely; c keeps the lazy rest
+        self.c[t.dense_entries] = 0.0
         token_scores(self.c, t.dims, t.data, self.Uc)
         token_scores(self.anchor, t.dims, t.data, self.Ua)
         self.v[:] = start
@@ -198,7 +193,8 @@ class SVRG(Solver):
         t, o = self.task, self.oracle
         svrg_steps(self.v, self.ab, self.c, self.anchor, self.Uc, self.Ua, t.dims, t.data,
                    t.normalized, order, self.lam, self.kappa, self.lr, o.kind, o.K,
-                   self.mu, self._bufs, t.max_len, self.sums, self.D, self.P, t.token_block)
+                   self.mu, self._bufs, t.max_len, self.sums, self.D, self.P,
+                   t.dense_entries, self.c_dense)
         self._left -= len(order)
         if self._left == 0:
             if self.averaging:

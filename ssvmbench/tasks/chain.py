@@ -29,8 +29,9 @@ class ChainTask:
     """One split of a chain dataset in the form the kernels take.
 
     ``data`` is the tuple ``(offsets, labels, feat_ptr, feat_idx, feat_val)``,
-    ``dims = (F, L)``, ``d`` the length of ``w``, whose first ``token_block`` entries only
-    token features touch (the unary block; SVRG keeps it lazily). ``loss``: the task loss,
+    ``dims = (F, L)``, ``d`` the length of ``w``; ``dense_entries`` the entries of ``w``
+    that every example touches (transitions and biases; SVRG updates them densely and the
+    rest lazily). ``loss``: the task loss,
     ``normalized_hamming`` (BCFW Appendix F, the default) or ``hamming`` (Casimir Section 4).
     """
 
@@ -50,7 +51,7 @@ class ChainTask:
         self.n_rows = ds.n_tokens              # score rows of the kernels: the tokens
         self.n_labels = ds.n_labels
         self.d = ds.n_features * ds.n_labels + ds.n_labels**2 + 2 * ds.n_labels
-        self.token_block = ds.n_features * ds.n_labels   # leading entries only tokens touch
+        self.dense_entries = np.arange(ds.n_features * ds.n_labels, self.d)
         self.max_len = int(max_length(ds.offsets))
 
     def evaluate(self, w, with_hinge=True):

@@ -55,7 +55,7 @@ class HashedChainTask(ChainTask):
         self.data = HashedChainData(ds.offsets, ds.labels, ds.feat_ptr, ds.feat_idx,
                                     ds.feat_val, ds.feat_stride, ds.edge_buckets)
         self.d = ds.n_features
-        self.token_block = 0          # every bucket may also hold a tag pair
+        self.dense_entries = np.unique(ds.edge_buckets)      # the tag pairs' buckets
 
     def evaluate(self, w, with_hinge=True):
         predictions = np.empty(self.n_rows, dtype=np.int32)

@@ -76,7 +76,7 @@ class MatchingTask:
         self.n_rows = ds.n_edges
         self.n_labels = 1
         self.d = ds.n_features
-        self.token_block = self.d
+        self.dense_entries = np.zeros(0, dtype=np.int64)
         self.max_len = int(np.diff(ds.offsets).max())
 
     def evaluate(self, w, with_hinge=True):
