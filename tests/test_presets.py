@@ -117,6 +117,7 @@ def test_smoke_presets_end_to_end_and_resume(data_root, conll2000_root, conll200
                                       "n/a"}
     assert (checks["quote"].str.len() > 0).all() and (checks["why"].str.len() > 0).all()
     assert "What still differs from the paper:" in report
+    assert "- **seeds**: 2 random runs per curve here, 10 in the paper" in report
     figure = out / "bcfw_figure2_ocr" / "suboptimality.png"
     figure.unlink()
     again = ssvmbench("reproduce", "bcfw_figure2_ocr", *options, cwd=tmp_path).stdout
