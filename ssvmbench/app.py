@@ -4,12 +4,15 @@ import hashlib
 import sys
 
 import hydra
+from hydra.core.config_store import ConfigStore
 from hydra.core.hydra_config import HydraConfig
+from hydra.types import RunMode
 from omegaconf import OmegaConf
 
 from ssvmbench.errors import UserError
 from ssvmbench.paths import config_dir
 from ssvmbench.runner import run
+from ssvmbench.solvers import SOLVERS, registered
 
 
 def run_dirname(overrides):
@@ -25,11 +28,21 @@ def run_dirname(overrides):
 OmegaConf.register_new_resolver("run_dirname", run_dirname, replace=True)
 
 
+def store_plugin_configs():
+    """Give every plugin solver its ``solver=NAME`` config (its ``default_config``; the
+    built-ins have theirs in configs/solver/)."""
+    store = ConfigStore.instance()
+    for name, cls in registered().items():
+        if name not in SOLVERS:
+            store.store(group="solver", name=name, node=cls.default_config())
+
+
 @hydra.main(version_base=None, config_path=str(config_dir()), config_name="config")
 def main(cfg):
     try:
         hydra_cfg = HydraConfig.get()
-        run(cfg, hydra_cfg.runtime.output_dir, list(hydra_cfg.overrides.task))
+        run(cfg, hydra_cfg.runtime.output_dir, list(hydra_cfg.overrides.task),
+            sweep=hydra_cfg.mode == RunMode.MULTIRUN)
     except UserError as err:
         print(f"ssvmbench run: error: {err}", file=sys.stderr)
         sys.exit(2)

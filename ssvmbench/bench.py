@@ -16,6 +16,7 @@ import numpy as np
 from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
+from ssvmbench.app import store_plugin_configs
 from ssvmbench.errors import UserError
 from ssvmbench.paths import config_dir
 from ssvmbench.runner import load_tasks, prepare
@@ -36,6 +37,7 @@ def configure_parser(parser):
 def main(args):
     if args.passes < 5:
         raise UserError(f"--passes={args.passes}: time at least 5 passes")
+    store_plugin_configs()
     with initialize_config_dir(config_dir=str(config_dir()), version_base=None):
         cfg = compose(config_name="config", overrides=args.overrides)
     if args.oracles:

@@ -1,4 +1,5 @@
-"""Console entry point: ``ssvmbench run | plot | data | bench | reproduce | report``.
+"""Console entry point: ``ssvmbench run | plot | data | bench | reproduce | report |
+check-solver``.
 
 ``run`` hands the rest of the command line to the Hydra app (so ``-m`` sweeps and
 every Hydra option work); the other subcommands use argparse.
@@ -20,6 +21,8 @@ commands:
   reproduce  the sweeps and plots of a paper's figure or table (configs/experiment/)
              e.g. ssvmbench reproduce bcfw_figure2_ocr --size smoke
   report     report.md: per preset the paper's claim, our figures and the claim's checks
+  check-solver  does a solver (built-in or plugin) keep the solver contract? tiny instances
+             e.g. ssvmbench check-solver bcfw
 """
 
 
@@ -32,7 +35,7 @@ def main(argv=None):
     try:
         if command == "run":
             return _run(rest)
-        if command in ("plot", "data", "bench", "reproduce", "report"):
+        if command in ("plot", "data", "bench", "reproduce", "report", "check-solver"):
             return _argparse_command(command, rest)
     except UserError as err:
         print(f"ssvmbench {command}: error: {err}", file=sys.stderr)
@@ -51,6 +54,11 @@ def _argparse_command(command, rest):
     elif command == "bench":
         from ssvmbench import bench as module
         description = "Benchmark a solver: seconds per pass, oracle calls/s, peak memory."
+    elif command == "check-solver":
+        from ssvmbench import conformance as module
+        description = ("Check a solver's contract on tiny generated instances of every task "
+                       "it declares: oracle-call accounting, iterates, weak duality, "
+                       "progress, determinism.")
     elif command == "report":
         from ssvmbench import report as module
         description = ("Write DIR/report.md: the papers' claims next to our figures, with "
@@ -68,6 +76,7 @@ def _run(rest):
     from ssvmbench import app
 
     sys.argv = ["ssvmbench run"] + rest
+    app.store_plugin_configs()
     app.main()
     return 0
 

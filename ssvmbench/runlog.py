@@ -125,8 +125,9 @@ class RunLog:
 
 def make_room(path, config):
     """Whether a run of ``config`` (its resolved YAML) may start writing ``path``, so that a
-    re-run sweep redoes only what is missing: ``False`` if ``path`` holds the finished log
-    of this configuration, or a log that a live process is writing (HDF5 keeps it locked);
+    re-run sweep redoes only what is missing: ``False`` if ``path`` holds the finished (or
+    skipped, :func:`write_skipped`) log of this configuration, or a log that a live process
+    is writing (HDF5 keeps it locked);
     ``True`` if ``path`` is free, after renaming an unfinished log (killed, interrupted,
     failed) to ``<path>.<status>-<start time>``, which is kept. A finished log of another
     configuration is refused."""
@@ -135,21 +136,30 @@ def make_room(path, config):
         with h5py.File(path, "r") as f:
             status, started = f.attrs.get("status"), f.attrs.get("started", "")
             same = f.attrs.get("config") == config
+            reason = f.attrs.get("error", "")
     except FileNotFoundError:
         return True
     except BlockingIOError:
         print(f"{path}: being written by another process, skipped")
         return False
-    if status == "finished":
+    if status in ("finished", "skipped"):
         if not same:
-            raise UserError(f"{path} holds a finished run of another configuration; choose "
+            raise UserError(f"{path} holds a {status} run of another configuration; choose "
                             "another hydra.run.dir / hydra.sweep.dir or move it away")
-        print(f"{path}: finished already, skipped")
+        print(f"{path}: finished already, skipped" if status == "finished" else
+              f"{path}: skipped already ({reason})")
         return False
     aside = path.with_name(f"{path.name}.{status}-{started}".replace(":", ""))
     path.rename(aside)
     print(f"{path}: the earlier {status} run is kept as {aside.name}; running again")
     return True
+
+
+def write_skipped(path, attrs, reason):
+    """A log without rows, ``status=skipped`` and the ``reason`` as its ``error``: a sweep's
+    combination that cannot run (:class:`~ssvmbench.errors.Incompatible`), done for re-runs,
+    absent from plots."""
+    RunLog(path, attrs).close("skipped", reason)
 
 
 def read_log(path):

@@ -16,9 +16,9 @@ from omegaconf import OmegaConf
 from tqdm import tqdm
 
 from ssvmbench.data import load_split
-from ssvmbench.errors import UserError
+from ssvmbench.errors import Incompatible, UserError
 from ssvmbench.monitor import measure, schedule
-from ssvmbench.runlog import Interrupted, RunLog, make_room
+from ssvmbench.runlog import Interrupted, RunLog, make_room, write_skipped
 from ssvmbench.solvers import make_solver
 from ssvmbench.tasks import make_task
 from ssvmbench.tasks.oracles import Oracle, number
@@ -114,10 +114,12 @@ def warm_up(cfg, split, lam, l1):
     return time.perf_counter() - start
 
 
-def run(cfg, run_dir, overrides=()) -> Path:
+def run(cfg, run_dir, overrides=(), sweep=False) -> Path:
     """Train as configured and log to ``run_dir/run.h5`` (skipped if it holds this
     configuration's finished log, see :func:`~ssvmbench.runlog.make_room`); returns the log
-    path. ``overrides``: the command line's, recorded in the log."""
+    path. ``overrides``: the command line's, recorded in the log. In a ``sweep``, a
+    combination that cannot run (:class:`~ssvmbench.errors.Incompatible`) leaves a skipped
+    log with the reason and lets the sweep go on."""
     passes = cfg.solver.passes
     points = schedule(passes, cfg.eval.every, cfg.eval.log_start, cfg.eval.per_decade)
     for key in ("gap", "time_s"):
@@ -127,9 +129,17 @@ def run(cfg, run_dir, overrides=()) -> Path:
     config = OmegaConf.to_yaml(cfg, resolve=True)
     if not make_room(path, config):
         return path
-    split, train, test = load_tasks(cfg)
-    lam, l1 = resolve_objective(cfg, train.n)
-    jit_s = warm_up(cfg, split, lam, l1)
+    try:
+        split, train, test = load_tasks(cfg)
+        lam, l1 = resolve_objective(cfg, train.n)
+        jit_s = warm_up(cfg, split, lam, l1)
+    except Incompatible as err:
+        if not sweep:
+            raise
+        write_skipped(path, {"config": config, "overrides": list(overrides),
+                             "solver": cfg.solver.name, "data": cfg.data.name}, str(err))
+        print(f"skipped: {err} (log: {path})")
+        return path
     solver = build_solver(cfg, train, lam, l1)
     attributes = _attributes(config, overrides, cfg, solver, split, lam)
     with RunLog(path, {**attributes, "jit_s": jit_s}) as log, \

@@ -37,9 +37,9 @@ def ssvmbench(*args, cwd, check=True, timeout=600, env=None):
 
 def test_help_lists_the_subcommands(tmp_path):
     out = ssvmbench("--help", cwd=tmp_path).stdout
-    for command in ("run", "plot", "data", "bench", "reproduce", "report"):
+    for command in ("run", "plot", "data", "bench", "reproduce", "report", "check-solver"):
         assert command in out
-    for command in ("plot", "data", "bench", "reproduce", "report"):
+    for command in ("plot", "data", "bench", "reproduce", "report", "check-solver"):
         assert "usage: ssvmbench " + command in ssvmbench(command, "--help", cwd=tmp_path).stdout
     assert "ssvmbench" in ssvmbench("run", "--help", cwd=tmp_path).stdout
 
@@ -238,3 +238,26 @@ def test_conll2000_run_logs_chunk_f1(conll2000_root, tmp_path):
     # than whole chunks
     assert (trace["test_accuracy"] > trace["test_chunk_f1"]).all()
     assert trace["test_tag_f1"].between(0.8, 1.0).all()
+
+
+def test_a_sweep_skips_an_incompatible_combination_with_its_reason(tmp_path):
+    """BCFW takes the max oracle only: in a sweep its top-K job leaves a skipped log (no rows,
+    the reason) and every other job runs; a re-run treats it as done; alone it is an error."""
+    out = tmp_path / "sweep"
+    args = ("run", "-m", "solver=bcfw,sgd", "oracle=max,topk", "oracle.K=2", "oracle.mu=0.5",
+            "data=voc_synthetic", "data.n_train=12", "data.n_test=4", "data.size=32",
+            "solver.passes=2", f"hydra.sweep.dir={out}")
+    first = ssvmbench(*args, cwd=tmp_path).stdout
+    assert "skipped: solver bcfw takes oracle=max, not oracle=topk" in first
+    logs = {path.parent.name: read_log(path) for path in out.rglob("run.h5")}
+    statuses = sorted(attrs["status"] for _, attrs in logs.values())
+    assert statuses == ["finished", "finished", "finished", "skipped"]
+    skipped = next(attrs for _, attrs in logs.values() if attrs["status"] == "skipped")
+    assert "oracle=topk" in skipped["error"] and skipped["n_rows"] == 0
+    again = ssvmbench(*args, cwd=tmp_path).stdout
+    assert again.count("finished already, skipped") == 3 and "skipped already (" in again
+    alone = ssvmbench("run", "solver=bcfw", "oracle=topk", "oracle.K=2", "oracle.mu=0.5",
+                      "data=voc_synthetic", f"hydra.run.dir={tmp_path / 'one'}",
+                      cwd=tmp_path, check=False)
+    assert alone.returncode == 2 and "takes oracle=max" in alone.stderr
+    assert not (tmp_path / "one" / "run.h5").exists()

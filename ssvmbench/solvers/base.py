@@ -2,16 +2,23 @@
 
 A solver is built from a task, the regularization ``lam`` (and ``l1``) of the objective
 ``lam/2 ||w||^2 + l1 ||w||_1 + 1/n sum_i H_i(w)`` (BCFW eq. 3; SAP's elastic net OP5 divided
-by ``C n``), its options and a seed; it
-advances with :meth:`run_until` (a number of oracle calls, run in compiled code) and
-exposes its iterates for the monitor. Adding a solver = one module + one config.
+by ``C n``), its options and a seed; it advances with :meth:`run_until` (a number of oracle
+calls, run in compiled code) and exposes its iterates for the monitor.
+
+Adding a solver: a subclass that sets the class attributes below (its name, options with their
+defaults, capability flags) and implements :meth:`Solver.advance` and :meth:`Solver.state`;
+its config (``solver=NAME``) is :meth:`Solver.default_config`. Built-ins are listed in
+:mod:`ssvmbench.solvers` (with a commented ``configs/solver/NAME.yaml`` equal to that config);
+another package registers its own through the entry-point group ``ssvmbench.solvers``
+(README, "Add your own solver"). Compiled steps call the task kernels of
+:mod:`ssvmbench.tasks.kernels`.
 """
 
 from abc import ABC, abstractmethod
 
 import numpy as np
 
-from ssvmbench.errors import UserError
+from ssvmbench.errors import Incompatible, UserError
 from ssvmbench.solvers.averaging import Averages
 from ssvmbench.tasks.oracles import Oracle, number
 
@@ -20,6 +27,7 @@ class Solver(ABC):
     """Base class: option checking, sampling order, averaged-iterate storage."""
 
     name = ""
+    passes = 50              # effective passes of a run by default (solver.passes)
     has_dual = True          # does the solver keep a dual iterate (objective D(alpha))?
     options = {}             # option -> allowed values (first = default)
     numbers = {}             # numeric option -> default (None: the solver derives it)
@@ -28,25 +36,33 @@ class Solver(ABC):
     keeps_best = False       # batch solvers: may log "best", the iterate with the lowest primal
     averages_iterates = True # may it keep averaged iterates (avg, wavg, tavg)?
     elastic_net = False      # may it run with l1 > 0 (elastic-net objective logged)?
-    tasks = ("chain", "boxes")
+    tasks = ("chain", "boxes")  # the task kinds it runs on (ssvmbench.tasks: Task.kind)
+
+    @classmethod
+    def default_config(cls):
+        """The ``solver`` config of ``solver=NAME``: name, passes, every option at its default
+        and the default iterates."""
+        return {"name": cls.name, "passes": cls.passes,
+                **{key: allowed[0] for key, allowed in cls.options.items()},
+                **cls.numbers, "iterates": list(cls.default_iterates)}
 
     def __init__(self, task, lam, options, seed, oracle=None, l1=0.0):
         self.task = task
         self.lam = float(lam)
         self.l1 = float(l1)
         if self.l1 > 0 and not self.elastic_net:
-            raise UserError(f"solver {self.name} minimizes the L2-regularized objective; "
+            raise Incompatible(f"solver {self.name} minimizes the L2-regularized objective; "
                             f"l1={self.l1:g} > 0 (or rho1 > 0) needs solver=sap")
         if task.kind not in self.tasks:
-            raise UserError(f"solver {self.name} runs on {' and '.join(self.tasks)} tasks, "
+            raise Incompatible(f"solver {self.name} runs on {' and '.join(self.tasks)} tasks, "
                             f"not on {task.kind} (data={task.dataset.name})")
         self.oracle = oracle or Oracle()
         if self.oracle.name not in self.oracles:
-            raise UserError(f"solver {self.name} takes oracle={'|'.join(self.oracles)}, not "
+            raise Incompatible(f"solver {self.name} takes oracle={'|'.join(self.oracles)}, not "
                             f"oracle={self.oracle.name} (the top-K and exp oracles go with "
                             f"solvers sgd, svrg and sc_svrg)")
         if self.oracle.name not in task.oracles:
-            raise UserError(f"oracle={self.oracle.name} is intractable on {task.kind} tasks "
+            raise Incompatible(f"oracle={self.oracle.name} is intractable on {task.kind} tasks "
                             f"(data={task.dataset.name}; Casimir Table 1): use "
                             f"oracle={'|'.join(task.oracles)}")
         self.opts = self._check_options(dict(options))

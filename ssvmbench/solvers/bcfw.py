@@ -20,39 +20,62 @@ from ssvmbench.tasks.kernels import (add_direction, decode, direction_dot, direc
 
 
 @nb.njit(cache=True)
+def block_gap(w, mu, blocks, ell_i, dims, data, normalized, i, scratch):
+    """Frank-Wolfe gap of block ``i`` at the current ``w`` (one max-oracle call), times
+    ``n``: ``<w, phi(y*) - phi(alpha_i)> + L_i(y*) - n ell_i`` (BCFW Section 3,
+    ``g^(i) = lam <w_i - w_s, w> - ell_i + ell_s`` with ``w_i - w_s = -direction/(lam n)``).
+    Returns ``(n g_i, L_i(y*), t0, T)`` and leaves the direction ``(R, E)`` of the block step
+    and the token scores ``U`` in ``scratch = (U, delta, y, R, E)``."""
+    U, delta, y, R, E = scratch
+    n = len(data[0]) - 1
+    t0 = data[0][i]
+    T = scores(w, 1.0, dims, data, i, U)
+    loss = decode(w, dims, data, normalized, i, U, T, delta, y)
+    dual_residual(mu, blocks, data, i, t0, y, T, R, E)
+    return direction_dot(w, dims, data, U, T, R, E) - n * ell_i[i] + loss, loss, t0, T
+
+
+@nb.njit(cache=True)
+def block_step(w, ell, mu, Psum, blocks, ell_i, dims, data, normalized, i, lam, line_search,
+               k, kinds, avg_U, S, C, Lsum, scratch, x_dense):
+    """One step of BCFW Algorithm 4 on block ``i``: its gap (:func:`block_gap`), then the
+    line-search step ``gamma = lam n g_i / ||direction||^2`` clipped to [0, 1] (or the
+    predefined ``2n / (k + 2n)``), applied to ``w``, ``ell`` and the factored dual state and
+    recorded in the averages. Returns ``(n g_i, k + 1, blocks)`` (the pool may have grown).
+    ``x_dense``: an all-zero scratch of ``dims[0]`` entries."""
+    n = len(data[0]) - 1
+    gap, loss, t0, T = block_gap(w, mu, blocks, ell_i, dims, data, normalized, i, scratch)
+    R, E = scratch[3], scratch[4]
+    if line_search:
+        sq = direction_sqnorm(dims, data, t0, T, R, E, x_dense)
+        gamma = min(max(lam * n * gap / sq, 0.0), 1.0) if sq > 0.0 else 0.0
+    else:
+        gamma = 2.0 * n / (k + 2.0 * n)
+    k += 1
+    start_step(kinds, k, avg_U, S, C, Lsum)
+    if gamma > 0.0:
+        add_direction(w, -gamma / (lam * n), dims, data, t0, T, R, E, np.empty((0, 0)),
+                      np.empty(0))
+        blocks = move_marginals(mu, Psum, blocks, data, i, t0, T, gamma, R, E, avg_U, C)
+        new_ell_i = (1.0 - gamma) * ell_i[i] + gamma * loss / n
+        ell[0] += new_ell_i - ell_i[i]
+        ell_i[i] = new_ell_i
+    end_step(kinds, k, S, C, Lsum, 1.0, ell[0])
+    return gap, k, blocks
+
+
+@nb.njit(cache=True)
 def bcfw_steps(w, ell, mu, Psum, blocks, ell_i, dims, data, normalized, order, lam,
                line_search, k, kinds, avg_U, S, C, Lsum, max_len):
     """Algorithm 4 for the examples ``order``; returns the new step counter ``k`` and
     the blocks (whose pool may have grown). The averages are kept of the dual state
     ``(mu, Psum)`` (cheaper per step than of ``w``)."""
-    offsets = data[0]
-    n = len(offsets) - 1
-    U, delta, y, R, E = buffers(max_len, dims[1])
+    scratch = buffers(max_len, dims[1])
     x_dense = np.zeros(dims[0])
-    no_U, no_C = np.empty((0, 0)), np.empty(0)
     for i in order:
-        t0 = offsets[i]
-        T = scores(w, 1.0, dims, data, i, U)
-        loss = decode(w, dims, data, normalized, i, U, T, delta, y)
-        dual_residual(mu, blocks, data, i, t0, y, T, R, E)
-        if line_search:
-            sq = direction_sqnorm(dims, data, t0, T, R, E, x_dense)
-            gamma = 0.0
-            if sq > 0.0:
-                gap_i = direction_dot(w, dims, data, U, T, R, E) - n * ell_i[i] + loss
-                gamma = min(max(lam * n * gap_i / sq, 0.0), 1.0)
-        else:
-            gamma = 2.0 * n / (k + 2.0 * n)
-        k += 1
-        start_step(kinds, k, avg_U, S, C, Lsum)
-        if gamma > 0.0:
-            add_direction(w, -gamma / (lam * n), dims, data, t0, T, R, E, no_U, no_C)
-            blocks = move_marginals(mu, Psum, blocks, data, i, t0, T, gamma, R, E, avg_U,
-                                        C)
-            new_ell_i = (1.0 - gamma) * ell_i[i] + gamma * loss / n
-            ell[0] += new_ell_i - ell_i[i]
-            ell_i[i] = new_ell_i
-        end_step(kinds, k, S, C, Lsum, 1.0, ell[0])
+        _, k, blocks = block_step(w, ell, mu, Psum, blocks, ell_i, dims, data, normalized, i,
+                                  lam, line_search, k, kinds, avg_U, S, C, Lsum, scratch,
+                                  x_dense)
     return k, blocks
 
 

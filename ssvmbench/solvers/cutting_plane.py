@@ -140,6 +140,7 @@ def combination(M, x):
 
 class CuttingPlane(Solver):
     name = "cutting_plane"
+    passes = 1000
     tasks = ("chain", "boxes", "matching")
     numbers = {"epsilon": 0.1, "inactive_window": 50, "cache_size": 5, "cache_ratio": 0.5}
     default_iterates = ("raw", "best")

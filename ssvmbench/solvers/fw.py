@@ -20,6 +20,7 @@ class FW(Solver):
     options = {"step": ("line_search", "predefined")}
     tasks = ("chain", "hashed_chain", "boxes", "matching")
     keeps_best = True
+    default_iterates = ("raw", "best")
 
     def __init__(self, task, lam, options, seed, oracle=None, l1=0.0):
         super().__init__(task, lam, options, seed, oracle, l1)

@@ -3,7 +3,7 @@
 from ssvmbench.data.boxes import BoxDataset
 from ssvmbench.data.matchings import MatchingDataset
 from ssvmbench.data.sequences import HashedChainDataset
-from ssvmbench.errors import UserError
+from ssvmbench.errors import Incompatible
 
 
 def make_task(dataset, loss="normalized_hamming"):
@@ -20,7 +20,7 @@ def make_task(dataset, loss="normalized_hamming"):
                                        (MatchingDataset, MatchingTask, "word alignment")):
         if isinstance(dataset, data_type):
             if loss not in ("normalized_hamming", *task_type.LOSSES):
-                raise UserError(f"loss={loss} is for sequences; {what} uses its task loss "
+                raise Incompatible(f"loss={loss} is for sequences; {what} uses its task loss "
                                 f"{task_type.LOSSES[0]} (drop the loss= override)")
             return task_type(dataset)
     if isinstance(dataset, HashedChainDataset):

@@ -472,20 +472,31 @@ def weights_from_average(alpha, U, c, s, dims, data, lam, w):
     no_U, no_C = np.empty((0, 0)), np.empty(0)
     w[:] = 0.0
     for i in range(n):
-        t0 = offsets[i]
-        T = offsets[i + 1] - t0
-        for t in range(T):
-            for l in range(L):
-                q = (t0 + t) * L + l
-                R[t, l] = -(c * alpha[q] - U[q]) / s
-            R[t, labels[t0 + t]] += 1.0
-            if t > 0:
-                w[F * L + labels[t0 + t - 1] * L + labels[t0 + t]] += 1.0
+        t0, T = average_residual(alpha, U, c, s, data, i, R, w[F * L:F * L + L * L])
         add_direction(w, 1.0 / (lam * n), dims, data, t0, T, R, E, no_U, no_C)
     n_mu = len(labels) * L
     for q in range(L * L):
         p_bar = (c * alpha[n_mu + q] - U[n_mu + q]) / s
         w[F * L + q] = (w[F * L + q] - p_bar) / (lam * n)
+
+
+@nb.njit(cache=True)
+def average_residual(alpha, U, c, s, data, i, R, pairs):
+    """``R[t] = e_{y_t} - mu_bar_t`` for the tokens of sequence ``i`` (``mu_bar`` from the
+    averaged state ``(c alpha - U) / s``) and its gold tag pairs counted into ``pairs``
+    (``L x L``, flat); returns ``(t0, T)``."""
+    offsets, labels = data[0], data[1]
+    L = R.shape[1]
+    t0 = offsets[i]
+    T = offsets[i + 1] - t0
+    for t in range(T):
+        for l in range(L):
+            q = (t0 + t) * L + l
+            R[t, l] = -(c * alpha[q] - U[q]) / s
+        R[t, labels[t0 + t]] += 1.0
+        if t > 0:
+            pairs[labels[t0 + t - 1] * L + labels[t0 + t]] += 1.0
+    return t0, T
 
 
 @nb.njit(cache=True)
@@ -508,20 +519,31 @@ def evaluate(w, dims, data, normalized, with_hinge, max_len, predictions):
     ``(1/n) sum_i H~_i(w)`` (BCFW eq. 2, with the task loss of :func:`loss_unit`) is
     computed only if ``with_hinge`` (else NaN).
     """
-    offsets, labels = data[0], data[1]
-    L = dims[1]
+    offsets = data[0]
     n = len(offsets) - 1
-    U, delta, y, _, _ = buffers(max_len, L)
+    U, delta, y, _, _ = buffers(max_len, dims[1])
     hinge = 0.0
     err = 0.0
     for i in range(n):
-        t0 = offsets[i]
         T = unary_scores(w, 1.0, dims, data, i, U)
-        gold = labels[t0:t0 + T]
-        viterbi(w, 1.0, dims, U, T, gold, 0.0, delta, y)
-        predictions[t0:t0 + T] = y[:T]
-        err += hamming(gold, y, T)
-        if with_hinge:
-            top = viterbi(w, 1.0, dims, U, T, gold, loss_unit(normalized, T), delta, y)
-            hinge += top - labeling_score(w, 1.0, dims, U, T, gold)
+        e, h = score_sequence(w, dims, data, normalized, with_hinge, i, U, T, delta, y,
+                              predictions)
+        err += e
+        hinge += h
     return (hinge / n if with_hinge else np.nan), err / n
+
+
+@nb.njit(cache=True)
+def score_sequence(w, dims, data, normalized, with_hinge, i, U, T, delta, y, predictions):
+    """Decode sequence ``i`` from its token scores ``U`` and the transitions and biases of
+    ``w`` (in the layout of ``dims``) into ``predictions``; returns its normalized Hamming
+    error and, if ``with_hinge``, its structured hinge (else 0)."""
+    t0 = data[0][i]
+    gold = data[1][t0:t0 + T]
+    viterbi(w, 1.0, dims, U, T, gold, 0.0, delta, y)
+    predictions[t0:t0 + T] = y[:T]
+    error = hamming(gold, y, T)
+    if not with_hinge:
+        return error, 0.0
+    top = viterbi(w, 1.0, dims, U, T, gold, loss_unit(normalized, T), delta, y)
+    return error, top - labeling_score(w, 1.0, dims, U, T, gold)

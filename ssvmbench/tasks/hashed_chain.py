@@ -26,8 +26,8 @@ import numba as nb
 import numpy as np
 
 from ssvmbench.data.sequences import HashedChainDataset
-from ssvmbench.tasks.chain import (ChainTask, buffers, hamming, labeling_score, loss_unit,
-                                   max_length, mistakes, viterbi)
+from ssvmbench.tasks.chain import (ChainTask, average_residual, buffers, hamming, loss_unit,
+                                   max_length, mistakes, score_sequence, viterbi)
 from ssvmbench.tasks.oracles import hinge_oracle
 
 
@@ -207,15 +207,7 @@ def weights_from_average(alpha, U, c, s, dims, data, lam, w):
     pairs = np.zeros(L * L)               # gold tag-pair counts minus their averaged marginals
     w[:] = 0.0
     for i in range(n):
-        t0 = offsets[i]
-        T = offsets[i + 1] - t0
-        for t in range(T):
-            for l in range(L):
-                q = (t0 + t) * L + l
-                R[t, l] = -(c * alpha[q] - U[q]) / s
-            R[t, labels[t0 + t]] += 1.0
-            if t > 0:
-                pairs[labels[t0 + t - 1] * L + labels[t0 + t]] += 1.0
+        t0, T = average_residual(alpha, U, c, s, data, i, R, pairs)
         _scatter(w, 1.0 / (lam * n), dims, data, t0, T, R, E)
     n_mu = len(labels) * L
     for q in range(L * L):
@@ -226,22 +218,16 @@ def weights_from_average(alpha, U, c, s, dims, data, lam, w):
 @nb.njit(cache=True)
 def evaluate(w, dims, data, normalized, with_hinge, max_len, predictions):
     """One pass over a split at fixed ``w``, as :func:`ssvmbench.tasks.chain.evaluate`."""
-    offsets, labels = data.offsets, data.labels
-    L = dims[1]
-    n = len(offsets) - 1
-    chain_dims = (0, L)
+    n = len(data.offsets) - 1
+    chain_dims = (0, dims[1])
     ev = edge_weights(w, dims, data)
-    U, delta, y, _, _ = buffers(max_len, L)
+    U, delta, y, _, _ = buffers(max_len, dims[1])
     hinge = 0.0
     err = 0.0
     for i in range(n):
-        t0 = offsets[i]
         T = unary_scores(w, 1.0, dims, data, i, U)
-        gold = labels[t0:t0 + T]
-        viterbi(ev, 1.0, chain_dims, U, T, gold, 0.0, delta, y)
-        predictions[t0:t0 + T] = y[:T]
-        err += hamming(gold, y, T)
-        if with_hinge:
-            top = viterbi(ev, 1.0, chain_dims, U, T, gold, loss_unit(normalized, T), delta, y)
-            hinge += top - labeling_score(ev, 1.0, chain_dims, U, T, gold)
+        e, h = score_sequence(ev, chain_dims, data, normalized, with_hinge, i, U, T, delta, y,
+                              predictions)
+        err += e
+        hinge += h
     return (hinge / n if with_hinge else np.nan), err / n

@@ -1,0 +1,145 @@
+"""``ssvmbench check-solver NAME``: does a solver, built-in or plugin, keep the contract of
+:class:`~ssvmbench.solvers.base.Solver` (in the spirit of ``benchopt test``)?
+
+On a tiny generated instance of every task kind the solver declares, it checks: the solver
+builds with its defaults; ``run_until`` makes at least the oracle calls asked for and at most
+three passes more, never fewer than before; every logged iterate has ``d`` finite entries
+and, for a solver with a dual, weak duality (primal - dual >= 0, BCFW Section 3) at every
+checkpoint (the iterates that have one); a fixed seed
+gives the same iterates whether the run stops at every pass or not (checkpoints must not
+change a trajectory); and some iterate's objective falls below its value at ``w = 0``.
+"""
+
+import math
+
+import numpy as np
+
+from ssvmbench.data.alignment import synthetic_alignment
+from ssvmbench.data.scenes import load_scenes
+from ssvmbench.data.synthetic import random_chains, random_hashed_chains
+from ssvmbench.errors import UserError
+from ssvmbench.solvers import make_solver, registered
+from ssvmbench.tasks import make_task
+from ssvmbench.tasks.oracles import Oracle, number
+
+LAM = 0.1
+PASSES = 8              # checkpoints at every pass up to here
+PROGRESS_PASSES = 40    # by then some iterate must beat w = 0 (SSG's first steps are long)
+SEED = 0
+
+
+def tiny_tasks():
+    """``{kind: training task}``: a few examples of each task kind, generated."""
+    return {
+        "chain": make_task(random_chains(12, 3, 5, lengths=(1, 4), seed=SEED)),
+        "hashed_chain": make_task(random_hashed_chains(12, 3, 5, 7, lengths=(1, 4), seed=SEED)),
+        "boxes": make_task(load_scenes(n_train=8, n_test=1, size=32, seed=SEED).train),
+        "matching": make_task(synthetic_alignment(n_train=8, n_test=1, seed=SEED).train),
+    }
+
+
+def smooth_oracle(cls, task):
+    """The first oracle the solver and the task both take (top-K with K = 3, mu = 0.5; exp
+    with mu = 0.5)."""
+    name = next((o for o in cls.oracles if o in task.oracles), cls.oracles[0])
+    return Oracle(name, 3 if name == "topk" else 1, 0.0 if name == "max" else 0.5)
+
+
+def primal(task, lam, w):
+    return 0.5 * lam * w @ w + task.evaluate(w)[0]
+
+
+def check_on(cls, task, options):
+    """``[(check, None or the failure)]`` for solver class ``cls`` on ``task``."""
+    results = []
+
+    def build():
+        return make_solver(cls.name, task, LAM, dict(options), SEED, smooth_oracle(cls, task))
+    try:
+        solver = build()
+    except UserError as err:
+        return [("builds with its defaults", str(err))]
+    results.append(("builds with its defaults", None))
+    n, start = task.n, primal(task, LAM, np.zeros(task.d))
+    failures = {"oracle calls": None, "iterates": None, "weak duality": None}
+    lowest = math.inf
+    for p in range(1, PASSES + 1):
+        before = solver.oracle_calls
+        solver.run_until(p * n)
+        calls = solver.oracle_calls
+        if not (calls >= before and (calls >= p * n or solver.converged)
+                and calls <= p * n + 3 * n):
+            failures["oracle calls"] = failures["oracle calls"] or (
+                f"asked for {p * n} calls, reports {calls} (before: {before})")
+        for name, w, dual in solver.iterates():
+            if w.shape != (task.d,) or not np.isfinite(w).all():
+                failures["iterates"] = failures["iterates"] or (
+                    f"iterate {name} after {p} passes: shape {w.shape}, d = {task.d}, "
+                    f"finite: {bool(np.isfinite(w).all())}")
+                continue
+            value = primal(task, LAM, w)
+            lowest = min(lowest, value)
+            if not math.isnan(dual) and not value - dual >= -1e-9 * (1 + abs(value)):
+                failures["weak duality"] = failures["weak duality"] or (
+                    f"iterate {name} after {p} passes: primal {value:.6g} < dual {dual:.6g}")
+    results.append(("run_until(k n) makes k n to k n + 3 n oracle calls",
+                    failures["oracle calls"]))
+    results.append((f"iterates: d = {task.d} finite entries", failures["iterates"]))
+    if cls.has_dual:
+        results.append(("weak duality: primal - dual >= 0", failures["weak duality"]))
+    again = build()
+    again.run_until(PASSES * n)
+    same = all(a[0] == b[0] and np.array_equal(a[1], b[1])
+               for a, b in zip(solver.iterates(), again.iterates()))
+    results.append(("same seed, same iterates with or without checkpoints",
+                    None if same else "iterates differ between the two runs"))
+    for p in range(2 * PASSES, PROGRESS_PASSES + 1, PASSES):
+        solver.run_until(p * n)
+        lowest = min([lowest] + [primal(task, LAM, w) for _, w, _ in solver.iterates()])
+    results.append((f"an iterate's objective falls below its value at w = 0 within "
+                    f"{PROGRESS_PASSES} passes", None if lowest < start else
+                    f"lowest primal {lowest:.6g} >= {start:.6g}"))
+    return results
+
+
+def parse_options(pairs):
+    """``["key=value", ...]`` as solver options (numbers where they read as numbers)."""
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        key = key.removeprefix("solver.")
+        if not sep or not key:
+            raise UserError(f"option '{pair}': write solver.KEY=VALUE")
+        try:
+            options[key] = number(key, value)
+        except UserError:
+            options[key] = value
+    return options
+
+
+def configure_parser(parser):
+    parser.add_argument("solver", metavar="NAME", help="a built-in or plugin solver")
+    parser.add_argument("options", nargs="*", metavar="solver.KEY=VALUE",
+                        help="options a solver needs beyond its defaults "
+                             "(e.g. solver.epsilon=5 for l1_subgradient)")
+
+
+def main(args):
+    solvers = registered()
+    if args.solver not in solvers:
+        raise UserError(f"unknown solver '{args.solver}': choose one of {sorted(solvers)}")
+    cls = solvers[args.solver]
+    options = parse_options(args.options)
+    tasks = tiny_tasks()
+    failed = 0
+    for kind in cls.tasks:
+        if kind not in tasks:
+            print(f"{kind}: no generated instance of this task kind; skipped")
+            continue
+        for check, failure in check_on(cls, tasks[kind], options):
+            failed += failure is not None
+            print(f"{kind:13s} {'ok  ' if failure is None else 'FAIL'} {check}"
+                  + (f": {failure}" if failure else ""))
+    print(f"solver {cls.name}: " + (f"{failed} check(s) failed" if failed else
+                                    "every check passed"))
+    return 1 if failed else 0

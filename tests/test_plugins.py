@@ -1,0 +1,177 @@
+"""The solver contract from outside the package: configs generated from the classes, the
+conformance checks of ``ssvmbench check-solver`` (which pass for every built-in and catch
+broken solvers), plugins found through the ``ssvmbench.solvers`` entry points, and the example
+plugin examples/gap_bcfw (BCFW with gap sampling, Osokin et al. 2016)."""
+
+import os
+from importlib.metadata import entry_points
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from ssvmbench import conformance
+from ssvmbench.paths import config_dir
+from ssvmbench.runlog import read_log
+from ssvmbench.solvers import SOLVERS, registered
+from ssvmbench.solvers.bcfw import BCFW
+from ssvmbench.solvers.sgd import SGD
+
+from test_cli import ssvmbench
+
+REQUIRED = {"l1_subgradient": {"epsilon": 5.0}}       # options without a default
+TASKS = conformance.tiny_tasks()
+
+
+@pytest.mark.parametrize("name", sorted(SOLVERS))
+def test_each_solver_config_is_its_class_defaults(name):
+    """configs/solver/NAME.yaml (commented, for users) says what the class does."""
+    stored = yaml.safe_load((config_dir() / "solver" / f"{name}.yaml").read_text())
+    assert stored == SOLVERS[name].default_config()
+
+
+@pytest.mark.parametrize("name", sorted(SOLVERS))
+def test_check_solver_passes_for_every_built_in(name):
+    cls = SOLVERS[name]
+    for kind in cls.tasks:
+        for check, failure in conformance.check_on(cls, TASKS[kind], REQUIRED.get(name, {})):
+            assert failure is None, (kind, check, failure)
+
+
+class MiscountingSGD(SGD):
+    name = "sgd"
+
+    def advance(self, budget):
+        return 5 * super().advance(budget)              # reports five calls for each one
+
+
+class WallClockSGD(SGD):
+    name = "sgd"
+
+    def advance(self, budget):
+        self.rng = np.random.default_rng(budget)         # the trajectory follows checkpoints
+        return super().advance(budget)
+
+
+class OverstatedDualBCFW(BCFW):
+    name = "bcfw"
+
+    def state(self):
+        a, w, ell = super().state()
+        return a, w, ell + 1.0                           # a dual above the primal
+
+
+@pytest.mark.parametrize("cls, check", [
+    (MiscountingSGD, "run_until(k n) makes k n to k n + 3 n oracle calls"),
+    (WallClockSGD, "same seed, same iterates with or without checkpoints"),
+    (OverstatedDualBCFW, "weak duality: primal - dual >= 0"),
+])
+def test_check_solver_catches_a_broken_solver(cls, check, monkeypatch):
+    monkeypatch.setitem(registered(), "sgd" if cls.name == "sgd" else "bcfw", cls)
+    results = dict(conformance.check_on(cls, TASKS["chain"], {}))
+    assert results[check] is not None
+    assert sum(failure is not None for failure in results.values()) == 1, results
+
+
+def write_plugin(site, name, source):
+    """A distribution ``demo`` on ``site`` whose entry point ``name`` is ``demo:Demo``."""
+    site.mkdir(parents=True)
+    (site / "demo.py").write_text(source)
+    info = site / "demo-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: demo\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(f"[ssvmbench.solvers]\n{name} = demo:Demo\n")
+    return {"PYTHONPATH": f"{site}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+
+
+def test_a_plugin_solver_runs_like_a_built_in(tmp_path):
+    """A class in another installed distribution: ``solver=NAME`` composes its generated
+    config, sweeps, logs under its own method name and passes check-solver."""
+    env = write_plugin(tmp_path / "site", "demo_sgd", (
+        "from ssvmbench.solvers.sgd import SGD\n\n\n"
+        "class Demo(SGD):\n    name = 'demo_sgd'\n    numbers = {'gamma0': 0.05, 't0': 100.0}\n"))
+    out = tmp_path / "sweep"
+    ssvmbench("run", "-m", "solver=demo_sgd,sgd", "data=voc_synthetic", "data.n_train=16",
+              "data.n_test=4", "data.size=32", "solver.passes=2", f"hydra.sweep.dir={out}",
+              cwd=tmp_path, env=env)
+    methods = {read_log(log)[1]["method"] for log in out.rglob("run.h5")}
+    assert methods == {"demo_sgd", "sgd"}          # its own defaults: no options in the name
+    result = ssvmbench("check-solver", "demo_sgd", cwd=tmp_path, env=env)
+    assert "solver demo_sgd: every check passed" in result.stdout
+
+
+@pytest.mark.parametrize("name, source, message", [
+    ("broken", "import not_a_module\n", "does not load: ModuleNotFoundError"),
+    ("bcfw", "from ssvmbench.solvers.bcfw import BCFW as Demo\n", "not a built-in's"),
+    ("other", "class Demo:\n    name = 'other'\n", "not a subclass"),
+])
+def test_a_bad_plugin_is_named_in_one_line(tmp_path, name, source, message):
+    env = write_plugin(tmp_path / "site", name, source)
+    result = ssvmbench("run", "solver=bcfw", "data=voc_synthetic", cwd=tmp_path, env=env,
+                       check=False)
+    assert result.returncode == 2 and message in result.stderr
+    assert "Traceback" not in result.stderr and len(result.stderr.splitlines()) == 1
+
+
+def gap_plugin():
+    """The example plugin (examples/gap_bcfw), which the README's test command installs."""
+    if not any(point.name == "gap_bcfw" for point in entry_points(group="ssvmbench.solvers")):
+        if os.environ.get("CI"):
+            pytest.fail("CI installs examples/gap_bcfw (README's test command)")
+        pytest.skip("needs the example plugin: pip install ./examples/gap_bcfw")
+    import ssvmbench_gap_bcfw
+    return ssvmbench_gap_bcfw
+
+
+def test_gap_sampling_draws_blocks_in_proportion_to_their_gaps():
+    plugin = gap_plugin()
+    weights = np.array([0.0, 3.0, 1.0, 0.0, 4.0])
+    tree = np.zeros(16)
+    for i, value in enumerate(weights):
+        plugin.tree_set(tree, i, value)
+    assert tree[1] == weights.sum()
+    draws = [plugin.tree_draw(tree, u, len(weights)) for u in (np.arange(800) + 0.5) / 800]
+    np.testing.assert_allclose(np.bincount(draws, minlength=5) / 800, weights / weights.sum())
+
+
+def test_gap_bcfw_visits_each_block_first_then_refreshes_every_gap_check_passes():
+    plugin = gap_plugin()
+    task = TASKS["chain"]
+    n = task.n
+    solver = plugin.GapBCFW(task, 0.1, {"gap_check": 3}, 0)
+    solver.run_until(n)
+    assert solver.steps == n and solver.visits == n
+    gaps = solver.tree[len(solver.tree) // 2:][:n]
+    assert (gaps >= 0).all() and gaps.sum() > 0
+    solver.run_until(3 * n)
+    assert solver.steps == 3 * n and solver.visits == 3 * n
+    solver.run_until(4 * n)                    # the refresh: n oracle calls, no step
+    assert solver.steps == 3 * n and solver.visits == 0 and solver.oracle_calls == 4 * n
+
+
+def test_gap_bcfw_next_to_bcfw_from_the_command_line(data_root, tmp_path):
+    """The README's plugin example: a sweep of the plugin and the built-in, then its plot and
+    its conformance check."""
+    gap_plugin()
+    out = tmp_path / "sweep"
+    ssvmbench("run", "-m", "solver=bcfw,gap_bcfw", "data=ocr", "+data.subset=0.1",
+              "lambda=0.01", "solver.passes=4", f"hydra.sweep.dir={out}", cwd=tmp_path)
+    ssvmbench("plot", str(out), "-o", str(tmp_path / "figures"), cwd=tmp_path)
+    assert (tmp_path / "figures" / "suboptimality.png").exists()
+    summary = (tmp_path / "figures" / "summary.md").read_text()
+    assert "gap_bcfw" in summary and "| bcfw |" in summary
+    assert "every check passed" in ssvmbench("check-solver", "gap_bcfw", cwd=tmp_path).stdout
+
+
+def test_one_run_from_python(tmp_path):
+    """ssvmbench.api.run: the command line's configs and log, the trace returned; a second
+    call with the same configuration reads the finished log instead of training again."""
+    from ssvmbench import api
+    overrides = ["solver=sgd", "data=voc_synthetic", "data.n_train=12", "data.n_test=4",
+                 "data.size=32", "solver.passes=3", "seed=4"]
+    trace, attrs = api.run(overrides, run_dir=tmp_path / "run")
+    assert attrs["status"] == "finished" and attrs["seed"] == 4 and attrs["solver"] == "sgd"
+    assert trace["effective_pass"].max() == 3 and set(trace["iterate"]) == {"raw", "wavg"}
+    again, attrs_again = api.run(overrides, run_dir=tmp_path / "run")
+    assert attrs_again["started"] == attrs["started"] and again.equals(trace)
