@@ -9,6 +9,7 @@ from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import OmegaConf
 
+from ssvmbench import data as datasets
 from ssvmbench.errors import UserError
 from ssvmbench.paths import config_dir
 from ssvmbench.runner import run
@@ -29,12 +30,15 @@ OmegaConf.register_new_resolver("run_dirname", run_dirname, replace=True)
 
 
 def store_plugin_configs():
-    """Give every plugin solver its ``solver=NAME`` config (its ``default_config``; the
-    built-ins have theirs in configs/solver/)."""
+    """Give every plugin solver and dataset its ``solver=NAME`` / ``data=NAME`` config (the
+    solver's ``default_config``, the loader's keyword arguments; the built-ins have theirs in
+    configs/solver/ and configs/data/)."""
     store = ConfigStore.instance()
     for name, cls in registered().items():
         if name not in SOLVERS:
             store.store(group="solver", name=name, node=cls.default_config())
+    for name in datasets.registered():
+        store.store(group="data", name=name, node=datasets.default_config(name))
 
 
 @hydra.main(version_base=None, config_path=str(config_dir()), config_name="config")

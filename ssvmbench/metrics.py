@@ -2,14 +2,18 @@
 Tables II-IV), chunk / entity F1 with the semantics of the CoNLL ``conlleval`` script (IOB1
 and IOB2 tags; BCFW Figure 1e), the support-weighted token F1 without ``O`` of the Casimir
 authors' NER evaluation, the PASCAL VOC 2007 average precision of box localization (Casimir
-Figure 2b) and the alignment error rate of word alignment (BCFW Figure 5). A run logs every
-metric that applies to its data, each as column ``test_<name>``."""
+Figure 2b) and the alignment error rate of word alignment (BCFW Figure 5), plus the
+:class:`Metric` objects other packages register under the entry-point group
+``ssvmbench.metrics``. A run logs every metric that applies to its data, each as column
+``test_<name>``."""
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Callable
 
 import numpy as np
 
+from ssvmbench import plugins
 from ssvmbench.errors import UserError
 
 
@@ -139,16 +143,25 @@ METRICS = {m.name: m for m in (
 )}
 
 
+@cache
+def registered():
+    """``{name: Metric}``: the built-in metrics and those of the installed plugins."""
+    return {**METRICS, **plugins.load(
+        "ssvmbench.metrics", "metric", METRICS,
+        lambda m: None if isinstance(m, Metric) else "is not a ssvmbench.metrics.Metric",
+        lambda m: m.name)}
+
+
 def metric(name):
     """The registered metric ``name``; unknown names are refused with the list."""
-    if name not in METRICS:
-        raise UserError(f"unknown metric '{name}': choose one of {sorted(METRICS)}")
-    return METRICS[name]
+    if name not in registered():
+        raise UserError(f"unknown metric '{name}': choose one of {sorted(registered())}")
+    return registered()[name]
 
 
 def metrics_for(dataset):
     """The metrics that apply to a split (each logged as its own column)."""
-    return [m for m in METRICS.values() if m.applies(dataset)]
+    return [m for m in registered().values() if m.applies(dataset)]
 
 
 def test_scores(dataset, predictions):

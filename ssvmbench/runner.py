@@ -120,6 +120,9 @@ def run(cfg, run_dir, overrides=(), sweep=False) -> Path:
     path. ``overrides``: the command line's, recorded in the log. In a ``sweep``, a
     combination that cannot run (:class:`~ssvmbench.errors.Incompatible`) leaves a skipped
     log with the reason and lets the sweep go on."""
+    missing = sorted(OmegaConf.missing_keys(cfg))
+    if missing:
+        raise UserError(f"{', '.join(missing)} must be given (e.g. {missing[0]}=VALUE)")
     passes = cfg.solver.passes
     points = schedule(passes, cfg.eval.every, cfg.eval.log_start, cfg.eval.per_decade)
     for key in ("gap", "time_s"):

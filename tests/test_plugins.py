@@ -74,14 +74,15 @@ def test_check_solver_catches_a_broken_solver(cls, check, monkeypatch):
     assert sum(failure is not None for failure in results.values()) == 1, results
 
 
-def write_plugin(site, name, source):
-    """A distribution ``demo`` on ``site`` whose entry point ``name`` is ``demo:Demo``."""
+def write_plugin(site, name, source, group="ssvmbench.solvers", extra=""):
+    """A distribution ``demo`` on ``site`` whose entry point ``name`` in ``group`` is
+    ``demo:Demo`` (``extra``: more lines of entry_points.txt)."""
     site.mkdir(parents=True)
     (site / "demo.py").write_text(source)
     info = site / "demo-0.1.dist-info"
     info.mkdir(parents=True)
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: demo\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(f"[ssvmbench.solvers]\n{name} = demo:Demo\n")
+    (info / "entry_points.txt").write_text(f"[{group}]\n{name} = demo:Demo\n{extra}")
     return {"PYTHONPATH": f"{site}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
 
 
@@ -99,6 +100,41 @@ def test_a_plugin_solver_runs_like_a_built_in(tmp_path):
     assert methods == {"demo_sgd", "sgd"}          # its own defaults: no options in the name
     result = ssvmbench("check-solver", "demo_sgd", cwd=tmp_path, env=env)
     assert "solver demo_sgd: every check passed" in result.stdout
+
+
+DATA_PLUGIN = """
+import numpy as np
+from ssvmbench.data.sequences import SplitData
+from ssvmbench.data.synthetic import random_chains
+from ssvmbench.metrics import Metric
+
+
+def Demo(flavour, n_train=20, seed=0):
+    data = random_chains(n_train + 10, 3, 6, seed=seed)
+    return SplitData(train=data.subset(range(n_train)), test=data.subset(range(n_train, n_train + 10)),
+                     variant=f"demo {flavour}", checksum="none", source="generated")
+
+
+first_label = Metric("first_label_rate", "share of tokens predicted as label 0",
+                     lambda ds, pred: float(np.mean(pred == 0)), lambda ds: hasattr(ds, "feat_ptr"))
+"""
+
+
+def test_a_plugin_dataset_and_metric(tmp_path):
+    """A loader registered under ssvmbench.datasets gets ``data=NAME`` with its keyword
+    arguments as options (one without default must be given); a Metric under
+    ssvmbench.metrics is logged as its own column."""
+    env = write_plugin(tmp_path / "site", "demo_data", DATA_PLUGIN, "ssvmbench.datasets",
+                       "[ssvmbench.metrics]\nfirst_label_rate = demo:first_label\n")
+    run_dir = tmp_path / "run"
+    ssvmbench("run", "solver=bcfw", "data=demo_data", "data.n_train=15", "data.flavour=mint",
+              "solver.passes=2", f"hydra.run.dir={run_dir}", cwd=tmp_path, env=env)
+    trace, attrs = read_log(run_dir / "run.h5")
+    assert attrs["n"] == 15 and attrs["data_variant"] == "demo mint"
+    assert trace["test_first_label_rate"].between(0, 1).all()
+    missing = ssvmbench("run", "solver=bcfw", "data=demo_data", cwd=tmp_path, env=env,
+                        check=False)
+    assert missing.returncode != 0 and "flavour" in missing.stderr
 
 
 @pytest.mark.parametrize("name, source, message", [

@@ -1,10 +1,15 @@
-"""Dataset loaders: one module per dataset family, each returning a :class:`SplitData`."""
+"""Dataset loaders: one module per dataset family, each returning a :class:`SplitData`, and
+the loaders other packages register under the entry-point group ``ssvmbench.datasets``."""
 
 import dataclasses
 import importlib
+import inspect
+from functools import cache
 
 import numpy as np
 
+from ssvmbench import plugins
+from ssvmbench.data.sequences import SplitData
 from ssvmbench.errors import UserError
 
 # name -> (module, loader); a loader's module is imported when its dataset is asked for
@@ -17,6 +22,34 @@ LOADERS = {"ocr": ("ocr", "load"), "conll2000": ("conll", "load_conll2000"),
 
 
 HOLDOUT_SEED = 0
+ENTRY_POINTS = "ssvmbench.datasets"
+
+
+@cache
+def registered():
+    """``{name: loader function}`` of the installed dataset plugins."""
+    return plugins.load(ENTRY_POINTS, "dataset", LOADERS,
+                        lambda f: None if callable(f) else "is not a loader function",
+                        lambda f: None)
+
+
+def default_config(name):
+    """The ``data`` config of plugin dataset ``name``: its loader's keyword arguments with
+    their defaults (``???``, required, where it has none)."""
+    parameters = inspect.signature(registered()[name]).parameters.values()
+    return {"name": name, **{p.name: "???" if p.default is p.empty else p.default
+                             for p in parameters
+                             if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}}
+
+
+def _loader(name):
+    if name in LOADERS:
+        module, function = LOADERS[name]
+        return getattr(importlib.import_module(f"ssvmbench.data.{module}"), function)
+    if name in registered():
+        return registered()[name]
+    raise UserError(f"unknown dataset '{name}': choose one of "
+                    f"{sorted([*LOADERS, *registered()])}")
 
 
 def load_split(name, subset=None, holdout=None, **options):
@@ -26,14 +59,15 @@ def load_split(name, subset=None, holdout=None, **options):
     a parameter on held-out training data (SAP Section V: the L1-SSVM's radius "by
     cross-validation"). ``subset`` (a fraction in (0, 1]) then keeps the first part of the
     training sequences, for scaling studies."""
-    if name not in LOADERS:
-        raise UserError(f"unknown dataset '{name}': choose one of {sorted(LOADERS)}")
+    load = _loader(name)
     if holdout is not None and not 0 < holdout <= 0.5:
         raise UserError(f"data.holdout={holdout} must be a fraction in (0, 0.5]")
     if subset is not None and not 0 < subset <= 1:
         raise UserError(f"data.subset={subset} must be a fraction in (0, 1]")
-    module, loader = LOADERS[name]
-    split = getattr(importlib.import_module(f"ssvmbench.data.{module}"), loader)(**options)
+    split = load(**options)
+    if not isinstance(split, SplitData):
+        raise UserError(f"the loader of dataset '{name}' returned {type(split).__name__}, not "
+                        "ssvmbench.data.sequences.SplitData")
     if holdout is not None:
         n = split.train.n
         held = np.random.default_rng(HOLDOUT_SEED).permutation(n)[:max(1, round(holdout * n))]

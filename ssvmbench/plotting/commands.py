@@ -9,7 +9,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ssvmbench.errors import UserError
-from ssvmbench.metrics import METRICS
+from ssvmbench.metrics import registered as registered_metrics
 from ssvmbench.plotting.curves import (PANEL, add_suboptimality, aggregate, check_panels,
                                       curve_labels, provenance, summary)
 from ssvmbench.plotting.sap_tables import best_within, latex
@@ -24,7 +24,7 @@ FIGURES = {"suboptimality": ("primal suboptimality", True),
            "gap": ("duality gap", True), "test_error": ("test error (AER for alignment)", False),
            "test_metric": ("test metric (the data's default: accuracy / F1 / AP / 1 - AER)",
                            False),
-           **{m.column: (m.label, False) for m in METRICS.values()},
+           **{m.column: (m.label, False) for m in registered_metrics().values()},
            # log: the L2 SSVM's millions of non-zeros beside SAP's thousands (SAP Figures 1-3)
            "nnz": ("non-zero weights (#NZ)", True)}
 BANDS = {"minmax": ("median", "min", "max"), "std": ("mean", "mean - std", "mean + std")}

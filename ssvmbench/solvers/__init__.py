@@ -3,8 +3,8 @@ ones below and those other installed packages register under the entry-point gro
 ``ssvmbench.solvers`` (``NAME = "module:Class"``)."""
 
 from functools import cache
-from importlib.metadata import entry_points
 
+from ssvmbench import plugins
 from ssvmbench.errors import UserError
 from ssvmbench.solvers.base import Solver
 from ssvmbench.solvers.bcfw import BCFW
@@ -25,20 +25,11 @@ ENTRY_POINTS = "ssvmbench.solvers"
 def registered():
     """``{name: class}`` of the built-in solvers and of the installed plugins; a plugin that
     does not load, is not a :class:`Solver` or takes a built-in's name is refused by name."""
-    found = dict(SOLVERS)
-    for point in entry_points(group=ENTRY_POINTS):
-        where = f"solver plugin '{point.name}' ({point.value}, entry point {ENTRY_POINTS})"
-        try:
-            cls = point.load()
-        except Exception as err:           # a plugin's import error, whatever it is
-            raise UserError(f"{where} does not load: {type(err).__name__}: {err}") from None
-        if not (isinstance(cls, type) and issubclass(cls, Solver)):
-            raise UserError(f"{where} is not a subclass of ssvmbench.solvers.base.Solver")
-        if cls.name != point.name or point.name in SOLVERS:
-            raise UserError(f"{where}: its class is named '{cls.name}'; the entry point must "
-                            f"carry that name, and not a built-in's ({sorted(SOLVERS)})")
-        found[cls.name] = cls
-    return found
+    return {**SOLVERS, **plugins.load(
+        ENTRY_POINTS, "solver", SOLVERS,
+        lambda cls: None if isinstance(cls, type) and issubclass(cls, Solver) else
+        "is not a subclass of ssvmbench.solvers.base.Solver",
+        lambda cls: cls.name)}
 
 
 def make_solver(name, task, lam, options, seed, oracle=None, l1=0.0):
