@@ -200,3 +200,13 @@ def test_curve_styles_are_fixed_per_solver_and_distinct_in_grayscale():
     assert one["bcfw"] == two["bcfw"] and one["bcfw"]["color"] == one["bcfw-wavg"]["color"]
     assert one["bcfw-wavg"]["linestyle"] == one["ssg-wavg"]["linestyle"] != one["bcfw"]["linestyle"]
     assert two["fw"]["color"] == one["fw-best"]["color"] != one["bcfw"]["color"]
+
+
+def test_lambda_is_labelled_as_the_papers_write_it():
+    from ssvmbench.plotting.commands import lambda_label
+    assert lambda_label(1 / 6251, 6251) == "1/n"
+    assert lambda_label(0.1 / 14041, 14041) == "0.1/n"
+    assert lambda_label(300 / 8936, 8936) == "300/n"
+    assert lambda_label(0.01, 6251) == "0.01"          # a round value stays a value
+    assert lambda_label(0.00317, None) == "0.00317"
+    assert lambda_label(0.0031, 1000) == "0.0031"      # 3.1/n: not a round multiple

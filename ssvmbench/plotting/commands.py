@@ -94,6 +94,17 @@ def main(args):
     return 0
 
 
+def lambda_label(lam, n=None):
+    """``λ`` as the papers write it: ``0.01``, or ``1/n``, ``0.1/n`` when it is a round
+    multiple of ``1/n`` and not round itself (BCFW Figure 1, Casimir Figure 2)."""
+    def round_number(value):
+        return value > 0 and math.isclose(value, float(f"{value:.1g}"), rel_tol=1e-9)
+    if n and not round_number(lam) and round_number(lam * n):
+        c = float(f"{lam * n:.1g}")
+        return f"{c:g}/n" if c != 1 else "1/n"
+    return f"{lam:.3g}"
+
+
 def _figure(stats, x, ylabel, log_y, styles, band="minmax"):
     """One panel per (data, variant, λ); per method a line and a band over seeds (median
     and min–max, or mean and one standard deviation)."""
@@ -118,7 +129,8 @@ def _figure(stats, x, ylabel, log_y, styles, band="minmax"):
         if log_y:
             ax.set_yscale("log")
         elastic = panel["method"].str.contains("-rho1=").any()
-        title = (f"{data}, {'λ+λ₁' if elastic else 'λ'}={lam:.3g}"
+        n = panel["n"].iloc[0] if "n" in panel and len(panel) else None
+        title = (f"{data}, {'λ+λ₁' if elastic else 'λ'}={lambda_label(lam, n)}"
                  + (f"\n{textwrap.fill(str(variant), 60)}" if show_variant else ""))
         if str(variant).startswith("SYNTHETIC"):     # generated data says so (scenes.py)
             title += "\nSYNTHETIC data, not the paper's"
