@@ -16,6 +16,7 @@ what is missing.
 """
 
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -27,6 +28,7 @@ from ssvmbench.errors import UserError
 from ssvmbench.paths import config_dir
 
 KEYS = {"paper", "item", "claim", "deviations", "checks", "sweeps", "plot", "sizes"}
+PRESET_COPY = "preset.yaml"    # a preset file's copy beside its figures, for the report
 
 
 def preset_dir() -> Path:
@@ -37,12 +39,24 @@ def available():
     return sorted(path.stem for path in preset_dir().glob("*.yaml"))
 
 
+def figure_dir(name):
+    """The folder of a preset's figures under ``--out``: its name, a preset file's stem, or
+    the folder of a preset file's copy."""
+    path = Path(name)
+    return path.parent.name if path.name == PRESET_COPY else path.stem
+
+
 def expand(names):
     """Preset names, a paper's prefix (``bcfw``, ``casimir``, ``sap``) standing for all of
-    its presets."""
+    its presets, and paths of preset files (``*.yaml``) outside the package."""
     known = available()
     chosen = []
     for name in names:
+        if name.endswith(".yaml"):
+            if not Path(name).is_file():
+                raise UserError(f"preset file {name} not found")
+            chosen.append(name)
+            continue
         matches = [name] if name in known else [k for k in known if k.startswith(name + "_")]
         if not matches:
             raise UserError(f"unknown preset '{name}': choose from {known} or a paper prefix")
@@ -51,8 +65,9 @@ def expand(names):
 
 
 def load(name):
-    """The preset ``name``, checked: every key known, both sizes with passes and seeds."""
-    path = preset_dir() / f"{name}.yaml"
+    """The preset ``name`` (or preset file ``*.yaml``), checked: every key known, both sizes
+    with passes and seeds, every check quoted, explained and tied to a real deviation."""
+    path = Path(name) if name.endswith(".yaml") else preset_dir() / f"{name}.yaml"
     if not path.is_file():
         raise UserError(f"unknown preset '{name}': choose from {available()}")
     preset = yaml.safe_load(path.read_text())
@@ -99,7 +114,7 @@ def commands(name, size, out, extra=()):
         words += shlex.split(spec.get("overrides", ""))
         runs.append(["run", "-m", *_replace(words, extra), f"hydra.sweep.dir={logs / sweep}"])
     plot = ["plot", *(str(logs / sweep) for sweep in preset["sweeps"]),
-            "-o", str(Path(out) / name),
+            "-o", str(Path(out) / figure_dir(name)),
             *shlex.split(preset["plot"].replace("{passes}", str(spec["passes"])))]
     return runs + [plot]
 
@@ -138,8 +153,13 @@ def main(args):
             print(f"{name:28s} {preset['paper']} {preset['item']}")
         return 0
     out = args.out or f"results/reproduce/{args.size}"
-    steps = [step for name in expand(args.presets)
+    names = expand(args.presets)
+    steps = [step for name in names
              for step in commands(name, args.size, out, args.overrides)] + [["report", out]]
+    for name in names:
+        if name.endswith(".yaml") and not args.dry_run:   # the report finds it there
+            (Path(out) / figure_dir(name)).mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(name, Path(out) / figure_dir(name) / PRESET_COPY)
     for step in steps:
         print("ssvmbench " + shlex.join(step), flush=True)
         if not args.dry_run and _execute(step):

@@ -32,7 +32,9 @@ def configure_parser(parser):
 def main(args):
     out = Path(args.out)
     names = presets.expand(args.presets) if args.presets else [
-        name for name in presets.available() if (out / name).is_dir()]
+        name for name in presets.available() if (out / name).is_dir()] + sorted(
+        str(copy) for copy in out.glob(f"*/{presets.PRESET_COPY}")
+        if copy.parent.name not in presets.available())
     if not names:
         raise UserError(f"no preset figures under {out}; run `ssvmbench reproduce PRESET "
                         f"--out {out}` first")
@@ -42,7 +44,7 @@ def main(args):
         df = _logs(preset, out)
         runs.append(df.drop_duplicates("run"))
         verdicts = check_preset(preset, df)
-        rows += [{"preset": name, "item": f"{preset['paper']} {preset['item']}",
+        rows += [{"preset": presets.figure_dir(name), "item": f"{preset['paper']} {preset['item']}",
                   "check": claims.describe(check), "result": verdict.word,
                   "detail": verdict.detail, "quote": " ".join(check["quote"].split()),
                   "why": " ".join(check["why"].split()),
@@ -153,9 +155,11 @@ def _deviations(name, preset, df):
 
 
 def _section(name, preset, out, verdicts, compute, deviations):
-    lines = [f"## {preset['paper']} {preset['item']} (`{name}`)", "",
+    folder = presets.figure_dir(name)
+    lines = [f"## {preset['paper']} {preset['item']} (`{folder}`)", "",
              "> " + " ".join(preset["claim"].split()), ""]
-    lines += [f"![{png.stem}]({name}/{png.name})" for png in sorted((out / name).glob("*.png"))]
+    lines += [f"![{png.stem}]({folder}/{png.name})"
+              for png in sorted((out / folder).glob("*.png"))]
     lines.append("")
     if deviations:
         lines += ["What still differs from the paper:", ""]
@@ -163,9 +167,9 @@ def _section(name, preset, out, verdicts, compute, deviations):
                   for key, text in deviations.items()]
         lines.append("")
     for table in ("best_within.md",):
-        if (out / name / table).is_file():
+        if (out / folder / table).is_file():
             lines += [f"Table ({table}, LaTeX in best_within.tex):", "",
-                      (out / name / table).read_text()]
+                      (out / folder / table).read_text()]
     if verdicts:
         lines += ["| the paper says | check (why this reading) | result | detail |",
                   "| --- | --- | --- | --- |"]
@@ -176,7 +180,7 @@ def _section(name, preset, out, verdicts, compute, deviations):
                   for check, verdict in verdicts]
     else:
         lines.append("No automatic check: the claim is read off the figure or table.")
-    lines += ["", f"Runs: [{name}/provenance.csv]({name}/provenance.csv) lists every log "
+    lines += ["", f"Runs: [{folder}/provenance.csv]({folder}/provenance.csv) lists every log "
               "behind these figures (overrides, seed, git revision, dataset checksum).", "",
               "Compute: " + _compute(*compute), ""]
     return "\n".join(lines)
