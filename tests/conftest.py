@@ -33,6 +33,7 @@ conll2003_root = _data_fixture("conll2003/eng.train")
 treebank_root = _data_fixture("treebank/treebank.zip")
 brown_root = _data_fixture("brown/brown.zip")
 hansards_root = _data_fixture("hansards/hansards.a")
+conll2002_root = _data_fixture("conll2002/conll2002.zip")
 
 
 @pytest.fixture(autouse=True, scope="session")

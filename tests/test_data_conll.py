@@ -1,6 +1,7 @@
 """CoNLL-2000 reader against the published counts, feature extraction and its cache."""
 
 import os
+import zipfile
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ from omegaconf import OmegaConf
 from ssvmbench.data import conll, features, load_split
 from ssvmbench.errors import UserError
 from ssvmbench.paths import config_dir
+from ssvmbench.runlog import read_log
 
 
 @pytest.fixture(scope="module")
@@ -133,3 +135,52 @@ def test_specs_without_conjunctions_keep_their_cache(tmp_path, monkeypatch):
     conll.build_split("conll2000", tables, ("word", "pos", "chunk"), conll.CHUNK_TAGS,
                       {**spec, "conjunctions": ["pos[-1]|pos[0]"]}, "x", "x", "x")
     assert len(os.listdir(tmp_path / "features")) == 2
+
+
+@pytest.fixture(scope="module")
+def conll2002_files(conll2002_root, tmp_path_factory):
+    """The CoNLL-2002 members extracted, as a user would have them."""
+    folder = tmp_path_factory.mktemp("conll2002")
+    with zipfile.ZipFile(conll2002_root / "conll2002" / "conll2002.zip") as archive:
+        archive.extractall(folder)
+    return folder / "conll2002"
+
+
+@pytest.mark.parametrize("lang, counts", [
+    ("esp", {"train": (8323, 264715), "test": (1517, 51533)}),
+    # ned: the README's token counts include 287 and 119 -DOCSTART- lines, dropped here
+    ("ned", {"train": (15806, 202931 - 287), "test": (5195, 68994 - 119)}),
+])
+def test_conll_files_reads_conll2002_spanish_and_dutch(conll2002_files, lang, counts):
+    split = load_split("conll_files", train=str(conll2002_files / f"{lang}.train"),
+                       test=str(conll2002_files / f"{lang}.testb"),
+                       columns=["word", "pos", "ner"], tag_scheme="iob2", features_spec={})
+    for name, dataset in (("train", split.train), ("test", split.test)):
+        assert (dataset.n, dataset.n_tokens) == counts[name]
+    assert split.train.label_names == ("O", "B-LOC", "B-MISC", "B-ORG", "B-PER", "I-LOC",
+                                       "I-MISC", "I-ORG", "I-PER")
+    assert split.metric == "chunk_f1"
+
+
+def test_conll_files_trains_and_evaluates_from_the_command_line(conll2002_files, tmp_path):
+    from test_cli import ssvmbench
+    run_dir = tmp_path / "run"
+    ssvmbench("run", "solver=bcfw", "data=conll_files",
+              f"data.train={conll2002_files / 'esp.train'}",
+              f"data.test={conll2002_files / 'esp.testb'}", "+data.subset=0.1",
+              "lambda=0.01", "solver.passes=2", f"hydra.run.dir={run_dir}", cwd=tmp_path)
+    trace, attrs = read_log(run_dir / "run.h5")
+    assert attrs["status"] == "finished" and attrs["n"] == 832
+    assert trace["test_chunk_f1"].iloc[-1] > 0.3 and trace["test_accuracy"].iloc[-1] > 0.85
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"tag_scheme": "bio"}, "data.tag_scheme=bio"),
+    ({"columns": ["pos", "ner"]}, "'word' among them"),
+    ({"train": "/no/such/file"}, "no such file"),
+])
+def test_conll_files_bad_options_are_named(conll2002_files, options, message):
+    given = {"train": str(conll2002_files / "esp.train"),
+             "test": str(conll2002_files / "esp.testb"), **options}
+    with pytest.raises(UserError, match=message):
+        load_split("conll_files", **given)

@@ -18,7 +18,8 @@ LOADERS = {"ocr": ("ocr", "load"), "conll2000": ("conll", "load_conll2000"),
            "conll2003_casimir": ("casimir_ner", "load"), "pos": ("treebank", "load_pos"),
            "wsjpos": ("treebank", "load_wsjpos"), "brown": ("brown", "load_brown"),
            "voc": ("voc", "load_voc"), "voc_synthetic": ("scenes", "load_scenes"),
-           "alignment": ("alignment", "load_alignment")}
+           "alignment": ("alignment", "load_alignment"),
+           "conll_files": ("conll_files", "load")}
 
 
 HOLDOUT_SEED = 0
