@@ -184,3 +184,37 @@ def test_conll_files_bad_options_are_named(conll2002_files, options, message):
              "test": str(conll2002_files / "esp.testb"), **options}
     with pytest.raises(UserError, match=message):
         load_split("conll_files", **given)
+
+
+@pytest.mark.parametrize("layout", ["dense", "csr"])
+def test_arrays_archive_round_trip(tmp_path, layout):
+    """data=arrays reads back what a user saved: the same sequences, labels and features,
+    dense or CSR, with a test part or without (then test = train)."""
+    from ssvmbench.data.synthetic import random_chains
+    full = random_chains(30, 3, 6, seed=2)
+    parts = {"train": full.subset(range(20)), "test": full.subset(range(20, 30))}
+    arrays = {"label_names": np.array(["O", "B-X", "I-X"])}
+    for split, ds in parts.items():
+        arrays[f"{split}_offsets"], arrays[f"{split}_labels"] = ds.offsets, ds.labels
+        if layout == "dense":
+            dense = np.zeros((ds.n_tokens, ds.n_features))
+            rows = np.repeat(np.arange(ds.n_tokens), np.diff(ds.feat_ptr))
+            dense[rows, ds.feat_idx] = ds.feat_val
+            arrays[f"{split}_features"] = dense
+        else:
+            arrays.update({f"{split}_indptr": ds.feat_ptr, f"{split}_indices": ds.feat_idx,
+                           f"{split}_values": ds.feat_val})
+    np.savez(tmp_path / "mine.npz", **arrays)
+    split = load_split("arrays", path=str(tmp_path / "mine.npz"))
+    for name, ds in parts.items():
+        got = getattr(split, name)
+        for key in ("offsets", "labels", "feat_ptr", "feat_idx", "feat_val"):
+            np.testing.assert_array_equal(getattr(got, key), getattr(ds, key), err_msg=key)
+    assert split.train.label_names == ("O", "B-X", "I-X") and split.metric == "chunk_f1"
+    np.savez(tmp_path / "train_only.npz",
+             **{k: v for k, v in arrays.items() if not k.startswith("test_")})
+    alone = load_split("arrays", path=str(tmp_path / "train_only.npz"))
+    assert alone.test is alone.train and "test = train" in alone.variant
+    with pytest.raises(UserError, match="no train_offsets"):
+        np.savez(tmp_path / "empty.npz", x=np.zeros(1))
+        load_split("arrays", path=str(tmp_path / "empty.npz"))

@@ -19,7 +19,7 @@ LOADERS = {"ocr": ("ocr", "load"), "conll2000": ("conll", "load_conll2000"),
            "wsjpos": ("treebank", "load_wsjpos"), "brown": ("brown", "load_brown"),
            "voc": ("voc", "load_voc"), "voc_synthetic": ("scenes", "load_scenes"),
            "alignment": ("alignment", "load_alignment"),
-           "conll_files": ("conll_files", "load")}
+           "conll_files": ("conll_files", "load"), "arrays": ("arrays", "load")}
 
 
 HOLDOUT_SEED = 0
