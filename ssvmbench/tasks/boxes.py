@@ -21,6 +21,7 @@ import numpy as np
 
 from ssvmbench.data.boxes import BoxDataset, iou
 from ssvmbench.tasks import smoothing
+from ssvmbench.tasks.base import Task
 
 
 class BoxData(NamedTuple):
@@ -33,7 +34,7 @@ class BoxData(NamedTuple):
     loss: np.ndarray
 
 
-class BoxTask:
+class BoxTask(Task):
     """One split of a box dataset in the form the kernels take (attributes as
     :class:`~ssvmbench.tasks.chain.ChainTask`: a "row" is a candidate, one "label")."""
 

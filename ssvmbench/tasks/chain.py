@@ -23,9 +23,10 @@ import numpy as np
 from ssvmbench.data.sequences import ChainDataset
 from ssvmbench.errors import UserError
 from ssvmbench.tasks import transitions
+from ssvmbench.tasks.base import Task
 
 
-class ChainTask:
+class ChainTask(Task):
     """One split of a chain dataset in the form the kernels take.
 
     ``data`` is the tuple ``(offsets, labels, feat_ptr, feat_idx, feat_val)``,

@@ -28,9 +28,13 @@ TASK_OF_DATA = {boxes.BoxData: "boxes", matching.MatchingData: "matching",
 
 
 def _task_of(arg_types):
-    """The task of a call from the numba types of its arguments."""
+    """The task of a call from the numba types of its arguments: the row of its named-tuple
+    data in :data:`TASK_OF_DATA` (an unknown named tuple is refused), else the chain's."""
     for t in arg_types:
-        if isinstance(t, types.BaseNamedTuple) and t.instance_class in TASK_OF_DATA:
+        if isinstance(t, types.BaseNamedTuple):
+            if t.instance_class not in TASK_OF_DATA:
+                raise TypeError(f"no task kernels for data of type {t.instance_class.__name__}:"
+                                " add its row to ssvmbench.tasks.kernels.TASK_OF_DATA")
             return TASK_OF_DATA[t.instance_class]
     return "chain"
 

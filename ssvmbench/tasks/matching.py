@@ -37,6 +37,7 @@ from ssvmbench.data.matchings import MatchingDataset
 from ssvmbench.metrics import alignment_error_rate
 from ssvmbench.tasks import boxes, smoothing
 from ssvmbench.tasks.assignment import best_partial_matching, top_partial_matchings
+from ssvmbench.tasks.base import Task
 
 PRECISION_COST, RECALL_COST = 1.0, 3.0      # BCFW Appendix F
 
@@ -54,7 +55,7 @@ class MatchingData(NamedTuple):
     base: np.ndarray
 
 
-class MatchingTask:
+class MatchingTask(Task):
     """One split of a word-alignment dataset in the form the kernels take (attributes as
     :class:`~ssvmbench.tasks.chain.ChainTask`: a "row" is an edge, one "label")."""
 
