@@ -169,9 +169,7 @@ def main(args):
 
 
 def _execute(step):
-    """Exit code of one step: a sweep in its own process (Hydra owns the process), a plot
-    or the report in this one."""
-    if step[0] in ("plot", "report"):
-        from ssvmbench.cli import main as cli_main
-        return cli_main(step)
+    """Exit code of one step, run as its own ``ssvmbench`` process (Hydra owns the process of
+    a sweep; the plot and the report go the same way, so this module needs no command
+    line of its own)."""
     return subprocess.run([sys.executable, "-m", "ssvmbench", *step]).returncode
