@@ -17,10 +17,10 @@ import numpy as np
 from ssvmbench.data.alignment import synthetic_alignment
 from ssvmbench.data.scenes import load_scenes
 from ssvmbench.data.synthetic import random_chains, random_hashed_chains
-from ssvmbench.errors import UserError
+from ssvmbench.errors import UserError, number
 from ssvmbench.solvers import make_solver, registered
 from ssvmbench.tasks import make_task
-from ssvmbench.tasks.oracles import Oracle, number
+from ssvmbench.tasks.oracles import Oracle
 
 LAM = 0.1
 PASSES = 8              # checkpoints at every pass up to here

@@ -16,12 +16,12 @@ from omegaconf import OmegaConf
 from tqdm import tqdm
 
 from ssvmbench.data import load_split
-from ssvmbench.errors import Incompatible, UserError
+from ssvmbench.errors import Incompatible, UserError, number
 from ssvmbench.monitor import measure, schedule
 from ssvmbench.runlog import Interrupted, RunLog, make_room, write_skipped
 from ssvmbench.solvers import make_solver
 from ssvmbench.tasks import make_task
-from ssvmbench.tasks.oracles import Oracle, number
+from ssvmbench.tasks.oracles import Oracle
 
 LOG_NAME = "run.h5"
 _PER_N = re.compile(r"^\s*(?:(\d*\.?\d+(?:[eE][-+]?\d+)?)\s*/\s*n|inv_n)\s*$")

@@ -18,9 +18,9 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from ssvmbench.errors import Incompatible, UserError
+from ssvmbench.errors import Incompatible, UserError, number
 from ssvmbench.solvers.averaging import Averages
-from ssvmbench.tasks.oracles import Oracle, number
+from ssvmbench.tasks.oracles import Oracle
 
 
 class Solver(ABC):

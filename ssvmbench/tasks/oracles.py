@@ -11,30 +11,16 @@ a factored direction ``(R, E)`` (see :mod:`ssvmbench.tasks.chain`). One call is 
 call (BCFW Appendix F, Casimir Section 4); the caller counts.
 """
 
-import math
 from dataclasses import dataclass
 
 import numba as nb
 import numpy as np
 
-from ssvmbench.errors import UserError
+from ssvmbench.errors import UserError, number
 from ssvmbench.tasks import smoothing, transitions
 from ssvmbench.tasks.chain import labeling_score, loss_unit, psi_residual, viterbi
 
 KINDS = {"max": 0, "topk": 1, "exp": 2}
-
-
-def number(name, value, allow_none=False):
-    """``value`` as a finite float, or one clear error naming the setting ``name``."""
-    if value is None and allow_none:
-        return None
-    try:
-        result = float(value)
-    except (TypeError, ValueError):
-        result = math.nan
-    if not math.isfinite(result) or isinstance(value, bool):
-        raise UserError(f"{name}={value} must be a finite number")
-    return result
 
 
 @dataclass(frozen=True)
