@@ -12,6 +12,7 @@ from omegaconf import OmegaConf
 from ssvmbench import data as datasets
 from ssvmbench.errors import UserError
 from ssvmbench.paths import config_dir
+from ssvmbench.runlog import Interrupted
 from ssvmbench.runner import run
 from ssvmbench.solvers import SOLVERS, registered
 
@@ -50,3 +51,7 @@ def main(cfg):
     except UserError as err:
         print(f"ssvmbench run: error: {err}", file=sys.stderr)
         sys.exit(2)
+    except Interrupted as err:        # the whole sweep stops: SystemExit is not a job failure
+        print(f"ssvmbench run: interrupted: {err}; run the same command again to redo it",
+              file=sys.stderr)
+        sys.exit(130)

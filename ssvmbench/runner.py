@@ -1,6 +1,5 @@
 """One run: config -> data -> task -> solver -> checkpoints -> HDF5 run log."""
 
-import contextlib
 import os
 import re
 import signal
@@ -132,47 +131,63 @@ def run(cfg, run_dir, overrides=(), sweep=False) -> Path:
     config = OmegaConf.to_yaml(cfg, resolve=True)
     if not make_room(path, config):
         return path
-    try:
-        split, train, test = load_tasks(cfg)
-        lam, l1 = resolve_objective(cfg, train.n)
-        jit_s = warm_up(cfg, split, lam, l1)
-    except Incompatible as err:
-        if not sweep:
-            raise
-        write_skipped(path, {"config": config, "overrides": list(overrides),
-                             "solver": cfg.solver.name, "data": cfg.data.name}, str(err))
-        print(f"skipped: {err} (log: {path})")
-        return path
-    solver = build_solver(cfg, train, lam, l1)
-    attributes = _attributes(config, overrides, cfg, solver, split, lam)
-    with RunLog(path, {**attributes, "jit_s": jit_s}) as log, \
-            _signals_interrupt() as signals:
-        solver_time = eval_time = 0.0
-        bar = tqdm(total=float(passes), unit="pass", disable=not sys.stderr.isatty(),
-                   bar_format="{l_bar}{bar}| {n:.2f}/{total:.0f} passes [{elapsed}<{remaining}]")
-        for target in points:
-            calls = int(np.ceil(target * train.n - 1e-9))
-            if calls <= solver.oracle_calls:
-                continue
-            start = time.perf_counter()
-            solver.run_until(calls)
-            solver_time += time.perf_counter() - start
-            start = time.perf_counter()
-            rows = measure(solver, train, test)
-            eval_time += time.perf_counter() - start
-            k = len(rows["iterate"])
-            rows.update(effective_pass=[solver.oracle_calls / train.n] * k,
-                        oracle_calls=[solver.oracle_calls] * k,
-                        time_s=[solver_time] * k, eval_time_s=[eval_time] * k)
-            with signals.writing():
-                log.append(rows)
-            bar.update(solver.oracle_calls / train.n - bar.n)
-            bar.set_postfix(primal=f"{rows['primal'][0]:.4g}", gap=f"{rows['gap'][0]:.3g}")
-            if solver.converged or _should_stop(cfg.stop, rows["gap"][0], solver_time):
-                break
-        bar.close()
+    with StopSignals() as signals:
+        try:
+            split, train, test = load_tasks(cfg)
+            lam, l1 = resolve_objective(cfg, train.n)
+            jit_s = warm_up(cfg, split, lam, l1)
+        except Incompatible as err:
+            if not sweep:
+                raise
+            write_skipped(path, {"config": config, "overrides": list(overrides),
+                                 "solver": cfg.solver.name, "data": cfg.data.name}, str(err))
+            print(f"skipped: {err} (log: {path})")
+            return path
+        try:
+            signals.check()
+        except Interrupted as err:
+            raise Interrupted(f"{err} before training started; nothing was written") from None
+        solver = build_solver(cfg, train, lam, l1)
+        attributes = _attributes(config, overrides, cfg, solver, split, lam)
+        try:
+            with RunLog(path, {**attributes, "jit_s": jit_s}) as log:
+                _train(cfg, solver, train, test, points, log, signals)
+        except Interrupted as err:
+            raise Interrupted(f"{err} after {solver.oracle_calls / train.n:.3g} passes; "
+                              f"its log {path} says status=interrupted") from None
     print(f"run log: {path}")
     return path
+
+
+def _train(cfg, solver, train, test, points, log, signals):
+    """The timed loop: solver steps up to each checkpoint (in slices of an eighth of a pass,
+    so that a stop is seen within one), then the measurements, appended to ``log``."""
+    solver_time = eval_time = 0.0
+    bar = tqdm(total=float(cfg.solver.passes), unit="pass", disable=not sys.stderr.isatty(),
+               bar_format="{l_bar}{bar}| {n:.2f}/{total:.0f} passes [{elapsed}<{remaining}]")
+    for target in points:
+        calls = int(np.ceil(target * train.n - 1e-9))
+        if calls <= solver.oracle_calls:
+            continue
+        start = time.perf_counter()
+        while solver.oracle_calls < calls and not solver.converged:
+            solver.run_until(min(calls, solver.oracle_calls + max(1, train.n // 8)))
+            signals.check()
+        solver_time += time.perf_counter() - start
+        start = time.perf_counter()
+        rows = measure(solver, train, test)
+        eval_time += time.perf_counter() - start
+        k = len(rows["iterate"])
+        rows.update(effective_pass=[solver.oracle_calls / train.n] * k,
+                    oracle_calls=[solver.oracle_calls] * k,
+                    time_s=[solver_time] * k, eval_time_s=[eval_time] * k)
+        log.append(rows)
+        signals.check()
+        bar.update(solver.oracle_calls / train.n - bar.n)
+        bar.set_postfix(primal=f"{rows['primal'][0]:.4g}", gap=f"{rows['gap'][0]:.3g}")
+        if solver.converged or _should_stop(cfg.stop, rows["gap"][0], solver_time):
+            break
+    bar.close()
 
 
 def _should_stop(stop, gap, solver_time):
@@ -180,33 +195,26 @@ def _should_stop(stop, gap, solver_time):
             or (stop.time_s is not None and solver_time >= stop.time_s))
 
 
-class _signals_interrupt:
-    """Turn SIGTERM and SIGINT into :class:`Interrupted`, so that the run log is closed with
-    ``status=interrupted``. A signal that arrives while the log is being written
-    (:meth:`writing`) is raised once the write is done: raised inside h5py it could leave
-    h5py's lock held and the process hung."""
+class StopSignals:
+    """Record SIGTERM and SIGINT instead of raising inside whatever runs (a compiled solver
+    pass, an HDF5 write, numba compiling): :meth:`check`, called between steps, raises
+    :class:`Interrupted` once one has arrived, so no signal is lost and the run log is closed
+    with ``status=interrupted``."""
+
+    SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
     def __enter__(self):
-        self._writing, self._pending = False, None
+        self.received = None
 
         def handler(signum, frame):
-            if self._writing:
-                self._pending = signum
-            else:
-                raise Interrupted(f"received signal {signum}")
-        self._previous = {sig: signal.signal(sig, handler)
-                          for sig in (signal.SIGTERM, signal.SIGINT)}
+            self.received = signum
+        self._previous = {sig: signal.signal(sig, handler) for sig in self.SIGNALS}
         return self
 
-    @contextlib.contextmanager
-    def writing(self):
-        self._writing = True
-        try:
-            yield
-        finally:
-            self._writing = False
-        if self._pending is not None:
-            raise Interrupted(f"received signal {self._pending}")
+    def check(self):
+        if self.received is not None:
+            raise Interrupted(f"received signal {self.received} "
+                              f"({signal.Signals(self.received).name})")
 
     def __exit__(self, *exc):
         for sig, previous in self._previous.items():

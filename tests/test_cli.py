@@ -261,3 +261,27 @@ def test_a_sweep_skips_an_incompatible_combination_with_its_reason(tmp_path):
                       cwd=tmp_path, check=False)
     assert alone.returncode == 2 and "takes oracle=max" in alone.stderr
     assert not (tmp_path / "one" / "run.h5").exists()
+
+
+def test_a_stop_ends_the_whole_sweep_in_one_line(data_root, tmp_path):
+    """SIGTERM during a sweep's first run: that run's log says interrupted, no other job
+    starts, and the process says so in one line (no traceback) with exit status 130."""
+    out = tmp_path / "sweep"
+    proc = subprocess.Popen([EXE, "run", "-m", "solver=bcfw,ssg", "data=ocr",
+                             "lambda=0.01,0.001", "solver.passes=1000", "eval.every=0.5",
+                             f"hydra.sweep.dir={out}"], cwd=tmp_path,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 300
+    while time.time() < deadline:
+        logs = list(out.rglob("run.h5"))
+        with contextlib.suppress(OSError, KeyError, RuntimeError):
+            if logs and len(read_log(logs[0])[0]) >= 2:
+                break
+        time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130
+    lines = [line for line in stderr.splitlines() if not line.startswith("[")]   # Hydra's
+    assert len(lines) == 1 and "interrupted: received signal 15 (SIGTERM)" in lines[0]
+    logs = list(out.rglob("run.h5"))
+    assert len(logs) == 1 and read_log(logs[0])[1]["status"] == "interrupted"

@@ -5,7 +5,6 @@ plugin examples/gap_bcfw (BCFW with gap sampling, Osokin et al. 2016)."""
 
 import os
 from importlib.metadata import entry_points
-from pathlib import Path
 
 import numpy as np
 import pytest
