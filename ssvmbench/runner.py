@@ -249,7 +249,8 @@ def _attributes(config, overrides, cfg, solver, split, lam):
         "oracle_mu": float(solver.oracle.mu),
         "numba_threads": numba.get_num_threads(),
         "versions": {pkg: version(pkg) for pkg in
-                     ("ssvmbench", "numpy", "numba", "scipy", "h5py", "hydra-core")},
+                     ("ssvmbench", "numpy", "numba", "llvmlite", "scipy", "daqp", "pandas",
+                      "h5py", "hydra-core")},
         "python": sys.version.split()[0],
         "git_revision": git_revision(),
         "host": os.uname().nodename,
