@@ -123,20 +123,23 @@ class RunLog:
         return False
 
 
-def make_room(path, config):
+def make_room(path, config, code=None, reuse_stale=False):
     """Whether a run of ``config`` (its resolved YAML) may start writing ``path``, so that a
     re-run sweep redoes only what is missing: ``False`` if ``path`` holds the finished (or
-    skipped, :func:`write_skipped`) log of this configuration, or a log that a live process
-    is writing (HDF5 keeps it locked);
-    ``True`` if ``path`` is free, after renaming an unfinished log (killed, interrupted,
-    failed) to ``<path>.<status>-<start time>``, which is kept. A finished log of another
-    configuration is refused."""
+    skipped, :func:`write_skipped`) log of this configuration made by the same ``code`` (the
+    identity the log records as ``code``: git revision and the versions that shape its
+    numbers; ``None``: not compared), or a log that a live process is writing (HDF5 keeps it
+    locked); ``True`` if ``path`` is free, after renaming an unfinished log (killed,
+    interrupted, failed) or a stale one (other code, unless ``reuse_stale``) to
+    ``<path>.<status>-<start time>``, which is kept. A finished log of another configuration
+    is refused."""
     path = Path(path)
     try:
         with h5py.File(path, "r") as f:
             status, started = f.attrs.get("status"), f.attrs.get("started", "")
             same = f.attrs.get("config") == config
             reason = f.attrs.get("error", "")
+            made_by = yaml.safe_load(f.attrs.get("code", "{}")) or {}
     except FileNotFoundError:
         return True
     except BlockingIOError:
@@ -146,9 +149,17 @@ def make_room(path, config):
         if not same:
             raise UserError(f"{path} holds a {status} run of another configuration; choose "
                             "another hydra.run.dir / hydra.sweep.dir or move it away")
-        print(f"{path}: finished already, skipped" if status == "finished" else
-              f"{path}: skipped already ({reason})")
-        return False
+        changed = [f"{key} {made_by.get(key, '?')} -> {value}"
+                   for key, value in (code or {}).items() if made_by.get(key) != value]
+        if not changed or reuse_stale:
+            print((f"{path}: finished already, skipped" if status == "finished" else
+                   f"{path}: skipped already ({reason})")
+                  + (f" (made by other code, kept: reuse_stale=true; {', '.join(changed)})"
+                     if changed else ""))
+            return False
+        status = "stale"
+        print(f"{path}: made by other code ({', '.join(changed)}); running again "
+              "(reuse_stale=true keeps it)")
     aside = path.with_name(f"{path.name}.{status}-{started}".replace(":", ""))
     path.rename(aside)
     print(f"{path}: the earlier {status} run is kept as {aside.name}; running again")

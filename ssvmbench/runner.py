@@ -129,7 +129,7 @@ def run(cfg, run_dir, overrides=(), sweep=False) -> Path:
             raise UserError(f"stop.{key}={cfg.stop[key]} must be positive (or null)")
     path = Path(run_dir) / LOG_NAME
     config = OmegaConf.to_yaml(cfg, resolve=True)
-    if not make_room(path, config):
+    if not make_room(path, config, code_identity(), cfg.get("reuse_stale", False)):
         return path
     with StopSignals() as signals:
         try:
@@ -251,10 +251,18 @@ def _attributes(config, overrides, cfg, solver, split, lam):
         "versions": {pkg: version(pkg) for pkg in
                      ("ssvmbench", "numpy", "numba", "llvmlite", "scipy", "daqp", "pandas",
                       "h5py", "hydra-core")},
+        "code": code_identity(),
         "python": sys.version.split()[0],
         "git_revision": git_revision(),
         "host": os.uname().nodename,
     }
+
+
+def code_identity():
+    """What a finished log must have been made by to be reused: the git revision and the
+    versions of the packages that shape a run's numbers."""
+    return {"git_revision": git_revision(),
+            **{pkg: version(pkg) for pkg in ("ssvmbench", "numpy", "numba", "scipy", "daqp")}}
 
 
 def git_revision():

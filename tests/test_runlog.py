@@ -182,3 +182,22 @@ def test_a_signal_is_recorded_and_raised_at_the_next_check():
     with StopSignals() as signals:
         signals.check()                       # nothing received: no stop
     assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+
+
+def test_a_finished_log_of_other_code_is_stale(tmp_path, capsys):
+    """Same configuration, other code (git revision or a version that shapes the numbers):
+    redone, the old log kept aside, unless reuse_stale keeps it; a log that recorded no code
+    identity counts as other code."""
+    path = tmp_path / "run.h5"
+    with RunLog(path, {"config": "cfg: 1", "code": {"git_revision": "a", "numpy": "2.0"}}) as log:
+        log.append(rows(1))
+    assert not make_room(path, "cfg: 1", {"git_revision": "a", "numpy": "2.0"})
+    assert not make_room(path, "cfg: 1", {"git_revision": "b", "numpy": "2.0"},
+                         reuse_stale=True)
+    assert "reuse_stale=true; git_revision a -> b" in capsys.readouterr().out
+    assert make_room(path, "cfg: 1", {"git_revision": "b", "numpy": "2.0"})
+    assert "made by other code (git_revision a -> b)" in capsys.readouterr().out
+    assert not path.exists() and len(list(tmp_path.glob("run.h5.stale-*"))) == 1
+    with RunLog(path, {"config": "cfg: 1"}) as log:       # no code identity recorded
+        log.append(rows(1))
+    assert make_room(path, "cfg: 1", {"git_revision": "b"})
