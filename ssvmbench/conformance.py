@@ -18,6 +18,7 @@ from ssvmbench.data.alignment import synthetic_alignment
 from ssvmbench.data.scenes import load_scenes
 from ssvmbench.data.synthetic import random_chains, random_hashed_chains
 from ssvmbench.errors import UserError, number
+from ssvmbench.objective import Objective
 from ssvmbench.solvers import make_solver, registered
 from ssvmbench.tasks import make_task
 from ssvmbench.tasks.oracles import Oracle
@@ -46,7 +47,7 @@ def smooth_oracle(cls, task):
 
 
 def primal(task, lam, w):
-    return 0.5 * lam * w @ w + task.evaluate(w)[0]
+    return Objective(lam).primal(w, task.evaluate(w)[0])
 
 
 def check_on(cls, task, options):

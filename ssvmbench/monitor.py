@@ -1,6 +1,7 @@
 """Checkpoints: when to evaluate, and what is measured (BCFW Appendix F, DESIGN.md).
 
-At a checkpoint the solver is paused; for every iterate it keeps we compute the primal
+At a checkpoint the solver is paused (and left as it is: measuring changes nothing in it);
+for every iterate it keeps we compute the primal
 ``lam/2 ||w||^2 + l1 ||w||_1 + 1/n sum_i H_i(w)`` (one full max-oracle pass, not counted in effective
 passes), its dual value (dual methods), the duality gap ``primal - dual`` (for ``w = A alpha``
 this is exactly the Frank-Wolfe gap of BCFW Section 4), the train loss and test error
@@ -43,12 +44,11 @@ def measure(solver, train, test):
     columns = {key: [] for key in keys + [m.column for m in metrics_for(test.dataset)]}
     raw = None
     for name, w, dual in solver.iterates():
-        if name == "best":       # the raw iterate just evaluated may be the best one yet
-            solver.offer_best(*raw)
-            w = solver.best_w
+        if name == "best" and raw[1] < solver.best_primal:
+            w = raw[0]           # the raw iterate just evaluated is the best one yet
         hinge, train_loss, _ = train.evaluate(w, with_hinge=True)
         _, test_error, predictions = test.evaluate(w, with_hinge=False)
-        primal = 0.5 * solver.lam * (w @ w) + solver.l1 * np.abs(w).sum() + hinge
+        primal = solver.objective.primal(w, hinge)
         raw = raw or (w, primal)
         row = {"iterate": name, "primal": primal, "dual": dual, "gap": primal - dual,
                "train_loss": train_loss, "test_error": test_error,

@@ -16,6 +16,7 @@ from tqdm import tqdm
 
 from ssvmbench.data import load_split
 from ssvmbench.errors import Incompatible, UserError, number
+from ssvmbench import objective
 from ssvmbench.monitor import measure, schedule
 from ssvmbench.runlog import Interrupted, RunLog, make_room, write_skipped
 from ssvmbench.solvers import make_solver
@@ -241,7 +242,7 @@ def _attributes(config, overrides, cfg, solver, split, lam):
         "d": solver.task.d,
         "n_test": split.test.n,
         "test_metric": split.metric,
-        "objective": "lam/2 ||w||^2 + l1 ||w||_1 + 1/n sum_i H_i(w)  (BCFW eq. 3; SAP OP5 / (C n))",
+        "objective": objective.FORMULA,
         "loss": solver.task.loss,
         "iterates": ",".join(solver.iterate_names),
         "oracle": solver.oracle.name,

@@ -45,7 +45,8 @@ def test_lambda_refused(spec):
 
 def test_logged_best_is_never_above_the_raw_iterate():
     """A checkpoint evaluates the raw iterate exactly, so the logged ``best`` (BCFW Figure 1's
-    lower envelope) takes it when it is lower, and is non-increasing."""
+    lower envelope) takes it when it is lower, and is non-increasing; the solver's own best
+    is left as it was."""
     from ssvmbench.data.synthetic import random_chains
     from ssvmbench.monitor import measure
     from ssvmbench.solvers import make_solver
@@ -56,7 +57,10 @@ def test_logged_best_is_never_above_the_raw_iterate():
     best = []
     for passes in range(1, 15):
         solver.run_until(passes * task.n)
+        kept = (solver.best_primal, None if solver.best_w is None else solver.best_w.copy())
         rows = measure(solver, task, task)
+        assert solver.best_primal == kept[0]            # measuring leaves the solver alone
+        assert kept[1] is None or (solver.best_w == kept[1]).all()
         assert rows["iterate"] == ["raw", "best"]
         assert rows["primal"][1] <= rows["primal"][0] + 1e-12
         best.append(rows["primal"][1])

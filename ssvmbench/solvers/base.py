@@ -19,6 +19,7 @@ from abc import ABC, abstractmethod
 import numpy as np
 
 from ssvmbench.errors import Incompatible, UserError, number
+from ssvmbench.objective import Objective
 from ssvmbench.solvers.averaging import Averages
 from ssvmbench.tasks.oracles import Oracle
 
@@ -50,6 +51,7 @@ class Solver(ABC):
         self.task = task
         self.lam = float(lam)
         self.l1 = float(l1)
+        self.objective = Objective(self.lam, self.l1)
         if self.l1 > 0 and not self.elastic_net:
             raise Incompatible(f"solver {self.name} minimizes the L2-regularized objective; "
                             f"l1={self.l1:g} > 0 (or rho1 > 0) needs solver=sap")
@@ -161,7 +163,7 @@ class Solver(ABC):
         without a dual)."""
         pairs = [self.current()] + [self.average(j) for j in range(len(self.averages.kinds))]
         out = [
-            (name, vec, (e - 0.5 * self.lam * vec @ vec) if self.has_dual else np.nan)
+            (name, vec, self.objective.dual(vec, e) if self.has_dual else np.nan)
             for name, (vec, e) in zip(self._averaged(self.iterate_names), pairs)
         ]
         if self.keeps_best and "best" in self.iterate_names:

@@ -184,7 +184,7 @@ class CuttingPlane(Solver):
                 self._step(viol)
                 return 0
         hinge = oracle_constraint(*shared, self._bufs, t.max_len, *state, coef, self._g) / t.n
-        self.offer_best(self.w, 0.5 * self.lam * (self.w @ self.w) + hinge)
+        self.offer_best(self.w, self.objective.primal(self.w, hinge))
         self.eps_est = hinge - xi
         if hinge <= xi + self.opts["epsilon"]:
             self.converged = True

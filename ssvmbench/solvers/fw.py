@@ -33,7 +33,7 @@ class FW(Solver):
         t = self.task
         hinge = mean_hinge_and_gradient(self.w, t.dims, t.data, t.normalized, 0, 1, 0.0,
                                         self._bufs, t.max_len, self._g)
-        self.offer_best(self.w, 0.5 * self.lam * (self.w @ self.w) + hinge)
+        self.offer_best(self.w, self.objective.primal(self.w, hinge))
         ell_s = hinge - self._g @ self.w          # mean loss L_i(y*_i) of the corner
         diff = self.w + self._g / self.lam        # w - w_s, w_s = -g / lam
         if self.opts["step"] == "line_search":
