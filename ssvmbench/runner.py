@@ -153,11 +153,26 @@ def run(cfg, run_dir, overrides=(), sweep=False) -> Path:
         try:
             with RunLog(path, {**attributes, "jit_s": jit_s}) as log:
                 _train(cfg, solver, train, test, points, log, signals)
+                if cfg.get("save_weights", True):
+                    save_weights(path.with_name(WEIGHTS_NAME), solver)
         except Interrupted as err:
             raise Interrupted(f"{err} after {solver.oracle_calls / train.n:.3g} passes; "
                               f"its log {path} says status=interrupted") from None
     print(f"run log: {path}")
     return path
+
+
+WEIGHTS_NAME = "weights.npz"
+
+
+def save_weights(path, solver):
+    """The final weights of every logged iterate (``raw``, ``wavg``, …; float64, compressed)
+    beside the run log, written atomically: ``np.load(path)["wavg"]`` is a trained model
+    for ``make_task(split).evaluate(w)``."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as out:
+        np.savez_compressed(out, **{name: w for name, w, _ in solver.iterates()})
+    tmp.replace(path)
 
 
 def _train(cfg, solver, train, test, points, log, signals):

@@ -82,7 +82,7 @@ def test_single_run_writes_exactly_one_log(data_root, tmp_path):
                      "solver.passes=2", f"hydra.run.dir={run_dir}", cwd=tmp_path)
     assert "finished already, skipped" in same.stdout
     assert logs[0].read_bytes() == before
-    assert sorted(p.name for p in run_dir.iterdir()) == ["app.log", "run.h5"]
+    assert sorted(p.name for p in run_dir.iterdir()) == ["app.log", "run.h5", "weights.npz"]
 
 
 def test_cutting_plane_stops_at_svmstruct_epsilon(data_root, tmp_path):

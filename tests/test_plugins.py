@@ -252,3 +252,21 @@ def test_own_configs_from_a_config_dir(tmp_path):
               f"hydra.run.dir={tmp_path / 'run'}", cwd=tmp_path)
     trace, attrs = read_log(tmp_path / "run" / "run.h5")
     assert attrs["method"] == "bcfw-predefined-permutation" and trace["effective_pass"].max() == 3
+
+
+def test_a_run_leaves_its_trained_weights(tmp_path):
+    """weights.npz beside the log holds every logged iterate's final weights: evaluated
+    again they give the log's last test error."""
+    from ssvmbench import api
+    from ssvmbench.runner import load_tasks
+    overrides = ["solver=bcfw", "data=voc_synthetic", "data.n_train=12", "data.n_test=4",
+                 "data.size=32", "solver.passes=3"]
+    trace, _ = api.run(overrides, run_dir=tmp_path / "run")
+    weights = np.load(tmp_path / "run" / "weights.npz")
+    assert sorted(weights.files) == ["raw", "wavg"]
+    _, _, test = load_tasks(api.config(overrides))
+    last = trace.groupby("iterate").tail(1).set_index("iterate")
+    for name in weights.files:
+        assert test.evaluate(weights[name], with_hinge=False)[1] == last.loc[name, "test_error"]
+    api.run([*overrides, "seed=1", "save_weights=false"], run_dir=tmp_path / "none")
+    assert not (tmp_path / "none" / "weights.npz").exists()
