@@ -13,6 +13,37 @@ factored BCFW dual state ``(mu, Psum, blocks)``. Matchings share the edge-wise k
 boxes (an edge is a score row with one label, like a candidate box), the hashed chain the
 label-space kernels of the chain. ``labeling_hinge`` and ``add_labeling`` score and add one
 stored labeling (the cutting plane's constraint cache).
+
+The API a compiled solver calls (``task`` a :class:`~ssvmbench.tasks.base.Task`; scratch from
+``chain.buffers(task.max_len, task.n_labels)`` = ``(U, delta, y, R, E)`` and
+``task.oracle``-specific ``bufs`` from :meth:`~ssvmbench.tasks.oracles.Oracle.buffers`):
+
+``scores(w, ws, dims, data, i, U) -> T``
+    score rows of example ``i`` at the weights ``ws * w`` into ``U``; returns its row count.
+``example_oracle(kind, K, mu, w, ws, dims, data, normalized, i, U, T, bufs, y, R, E) -> f_i``
+    the (smoothed) hinge of example ``i`` (``kind`` 0 max, 1 top-K, 2 exp) given its scores
+    ``U``; its gradient with respect to ``ws * w`` is written to the direction ``(R, E)``.
+``decode(w, dims, data, normalized, i, U, T, delta, y) -> loss``
+    loss-augmented decoding (the max oracle of BCFW eq. 2) into ``y``; returns its task loss.
+``add_direction(w, coef, dims, data, t0, T, R, E, avg_U, C)``
+    ``w += coef * (R, E)`` for the example starting at row ``t0``, recorded in the lazy
+    averages ``avg_U`` with weights ``C`` (empty: none).
+``direction_sqnorm(dims, data, t0, T, R, E, x_dense) -> ||(R, E)||^2``
+    ``x_dense``: an all-zero scratch of ``dims[0]`` entries, left all-zero.
+``direction_dot(w, dims, data, U, T, R, E) -> <w, (R, E)>`` given the scores ``U`` of ``w``.
+``init_marginals(data, mu, Psum) -> blocks``, ``dual_residual(mu, blocks, data, i, t0, y, T,
+R, E)``, ``move_marginals(mu, Psum, blocks, data, i, t0, T, gamma, R, E, avg_U, C) -> blocks``
+    the factored BCFW dual state ``alpha`` at ``e_{y_i}``; the direction ``phi(y) -
+    phi(alpha_i)``; the step ``alpha_i <- (1 - gamma) alpha_i + gamma e_y``.
+``weights_from_average(alpha, avg_U, c, s, dims, data, lam, w)``
+    ``w = A alpha_bar`` of an averaged dual state.
+``labeling_hinge(w, dims, data, normalized, i, T, y)``, ``add_labeling(g, coef, dims, data,
+i, T, y)``
+    one stored labeling's hinge term; ``g += coef * (phi(y) - phi(y_i))``.
+``mean_hinge_and_gradient(w, dims, data, normalized, kind, K, mu, bufs, max_len, g)``
+    a full pass: the mean hinge, and its gradient into ``g`` (n oracle calls).
+Composite steps the solvers expose: :func:`ssvmbench.solvers.bcfw.block_gap` and
+:func:`ssvmbench.solvers.bcfw.block_step` (BCFW Algorithm 4 on one block).
 """
 
 import numba as nb
