@@ -15,8 +15,8 @@ label-space kernels of the chain. ``labeling_hinge`` and ``add_labeling`` score 
 stored labeling (the cutting plane's constraint cache).
 
 The API a compiled solver calls (``task`` a :class:`~ssvmbench.tasks.base.Task`; scratch from
-``chain.buffers(task.max_len, task.n_labels)`` = ``(U, delta, y, R, E)`` and
-``task.oracle``-specific ``bufs`` from :meth:`~ssvmbench.tasks.oracles.Oracle.buffers`):
+``chain.buffers(task.max_len, task.n_labels)`` = ``(U, delta, y, R, E)``, and the
+oracle's ``bufs`` from :meth:`~ssvmbench.tasks.oracles.Oracle.buffers`):
 
 ``scores(w, ws, dims, data, i, U) -> T``
     score rows of example ``i`` at the weights ``ws * w`` into ``U``; returns its row count.
