@@ -7,10 +7,12 @@ three passes more, never fewer than before; every logged iterate has ``d`` finit
 and, for a solver with a dual, weak duality (primal - dual >= 0, BCFW Section 3) at every
 checkpoint (the iterates that have one); a fixed seed
 gives the same iterates whether the run stops at every pass or not (checkpoints must not
-change a trajectory); and some iterate's objective falls below its value at ``w = 0``.
+change a trajectory) and whether or not its state was saved and loaded (a stopped run
+continues); and some iterate's objective falls below its value at ``w = 0``.
 """
 
 import math
+import pickle
 
 import numpy as np
 
@@ -94,6 +96,14 @@ def check_on(cls, task, options):
                for a, b in zip(solver.iterates(), again.iterates()))
     results.append(("same seed, same iterates with or without checkpoints",
                     None if same else "iterates differ between the two runs"))
+    resumed = build()
+    resumed.load_state(pickle.loads(pickle.dumps(again.state_dict())))
+    for solver_ in (again, resumed):
+        solver_.run_until(2 * PASSES * n)
+    same = all(a[0] == b[0] and np.array_equal(a[1], b[1])
+               for a, b in zip(again.iterates(), resumed.iterates()))
+    results.append(("a saved and loaded state continues the same run",
+                    None if same else "iterates differ after load_state"))
     for p in range(2 * PASSES, PROGRESS_PASSES + 1, PASSES):
         solver.run_until(p * n)
         lowest = min([lowest] + [primal(task, LAM, w) for _, w, _ in solver.iterates()])

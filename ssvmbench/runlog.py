@@ -100,6 +100,26 @@ class RunLog:
         self.trace.create_dataset(key, shape=(0,), maxshape=(None,), chunks=(BLOCK,),
                                   dtype=dtype)
 
+    @classmethod
+    def reopen(cls, path, oracle_calls):
+        """The log of an interrupted or killed run, to be continued from the solver state
+        saved at ``oracle_calls``: rows logged after that point are dropped (the continued
+        run logs them again) and the status is ``running`` again."""
+        self = cls.__new__(cls)
+        self.path = Path(path)
+        self.file = h5py.File(self.path, "r+")
+        self.trace = self.file["trace"]
+        n = int(self.file.attrs.get("n_rows", 0))
+        calls = self.trace["oracle_calls"][:n] if "oracle_calls" in self.trace else []
+        self.n_rows = int(np.sum(np.asarray(calls) <= oracle_calls))
+        self.columns = set(self.trace) or None
+        self.file.attrs.update(n_rows=self.n_rows, status="running",
+                               resumed=int(self.file.attrs.get("resumed", 0)) + 1)
+        if "error" in self.file.attrs:
+            del self.file.attrs["error"]
+        self.file.flush()
+        return self
+
     def close(self, status="finished", error=None):
         """Record the final ``status`` (and ``error`` message) and close; idempotent."""
         if not self.file:
@@ -164,6 +184,18 @@ def make_room(path, config, code=None, reuse_stale=False):
     path.rename(aside)
     print(f"{path}: the earlier {status} run is kept as {aside.name}; running again")
     return True
+
+
+def resumable(path, config, code):
+    """Whether ``path`` is the log of an interrupted or killed run of ``config`` made by the
+    same ``code``, that no live process writes (HDF5 keeps a live log locked)."""
+    try:
+        with h5py.File(path, "r") as f:
+            return (f.attrs.get("status") in ("interrupted", "running")
+                    and f.attrs.get("config") == config
+                    and (yaml.safe_load(f.attrs.get("code", "{}")) or {}) == code)
+    except (OSError, BlockingIOError):
+        return False
 
 
 def write_skipped(path, attrs, reason):

@@ -1,6 +1,7 @@
 """One run: config -> data -> task -> solver -> checkpoints -> HDF5 run log."""
 
 import os
+import pickle
 import re
 import signal
 import subprocess
@@ -18,7 +19,7 @@ from ssvmbench.data import load_split
 from ssvmbench.errors import Incompatible, UserError, number
 from ssvmbench import objective
 from ssvmbench.monitor import measure, schedule
-from ssvmbench.runlog import Interrupted, RunLog, make_room, write_skipped
+from ssvmbench.runlog import Interrupted, RunLog, make_room, resumable, write_skipped
 from ssvmbench.solvers import make_solver
 from ssvmbench.tasks import make_task
 from ssvmbench.tasks.oracles import Oracle
@@ -129,9 +130,15 @@ def run(cfg, run_dir, overrides=(), sweep=False) -> Path:
         if cfg.stop[key] is not None and not cfg.stop[key] > 0:
             raise UserError(f"stop.{key}={cfg.stop[key]} must be positive (or null)")
     path = Path(run_dir) / LOG_NAME
+    state_path = path.with_name(STATE_NAME)
     config = OmegaConf.to_yaml(cfg, resolve=True)
-    if not make_room(path, config, code_identity(), cfg.get("reuse_stale", False)):
-        return path
+    code = code_identity()
+    resume = (not cfg.get("restart", False) and state_path.exists()
+              and resumable(path, config, code))
+    if not resume:
+        if not make_room(path, config, code, cfg.get("reuse_stale", False)):
+            return path
+        state_path.unlink(missing_ok=True)
     with StopSignals() as signals:
         try:
             split, train, test = load_tasks(cfg)
@@ -141,7 +148,8 @@ def run(cfg, run_dir, overrides=(), sweep=False) -> Path:
             if not sweep:
                 raise
             write_skipped(path, {"config": config, "overrides": list(overrides),
-                                 "solver": cfg.solver.name, "data": cfg.data.name}, str(err))
+                                 "solver": cfg.solver.name, "data": cfg.data.name,
+                                 "code": code}, str(err))
             print(f"skipped: {err} (log: {path})")
             return path
         try:
@@ -149,17 +157,43 @@ def run(cfg, run_dir, overrides=(), sweep=False) -> Path:
         except Interrupted as err:
             raise Interrupted(f"{err} before training started; nothing was written") from None
         solver = build_solver(cfg, train, lam, l1)
-        attributes = _attributes(config, overrides, cfg, solver, split, lam)
+        clock = {"solver_s": 0.0, "eval_s": 0.0}
+        if resume:
+            with open(state_path, "rb") as saved:
+                state = pickle.load(saved)
+            solver.load_state(state["solver"])
+            clock.update(state["clock"])
+            log = RunLog.reopen(path, solver.oracle_calls)
+            print(f"{path}: continuing the stopped run from pass "
+                  f"{solver.oracle_calls / train.n:.3g} (restart=true starts afresh)")
+        else:
+            log = RunLog(path, {**_attributes(config, overrides, cfg, solver, split, lam),
+                                "jit_s": jit_s})
         try:
-            with RunLog(path, {**attributes, "jit_s": jit_s}) as log:
-                _train(cfg, solver, train, test, points, log, signals)
+            with log:
+                _train(cfg, solver, train, test, points, log, signals, clock,
+                       lambda: save_state(state_path, solver, clock))
                 if cfg.get("save_weights", True):
                     save_weights(path.with_name(WEIGHTS_NAME), solver)
         except Interrupted as err:
+            save_state(state_path, solver, clock)
             raise Interrupted(f"{err} after {solver.oracle_calls / train.n:.3g} passes; "
                               f"its log {path} says status=interrupted") from None
+        state_path.unlink(missing_ok=True)
     print(f"run log: {path}")
     return path
+
+
+STATE_NAME = "state.pkl"
+
+
+def save_state(path, solver, clock):
+    """The solver's state and the clocks, written atomically beside the run log."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as out:
+        pickle.dump({"solver": solver.state_dict(), "clock": dict(clock)}, out,
+                    protocol=pickle.HIGHEST_PROTOCOL)
+    tmp.replace(path)
 
 
 WEIGHTS_NAME = "weights.npz"
@@ -175,33 +209,38 @@ def save_weights(path, solver):
     tmp.replace(path)
 
 
-def _train(cfg, solver, train, test, points, log, signals):
+def _train(cfg, solver, train, test, points, log, signals, clock, save):
     """The timed loop: solver steps up to each checkpoint (in slices of an eighth of a pass,
-    so that a stop is seen within one), then the measurements, appended to ``log``."""
-    solver_time = eval_time = 0.0
+    so that a stop is seen within one), then the measurements, appended to ``log``; the
+    state is saved (``save()``) after a checkpoint when ``resume.every_s`` seconds have passed
+    since the last save. ``clock``: the cumulative solver and evaluation seconds."""
+    last_save = time.perf_counter()
     bar = tqdm(total=float(cfg.solver.passes), unit="pass", disable=not sys.stderr.isatty(),
                bar_format="{l_bar}{bar}| {n:.2f}/{total:.0f} passes [{elapsed}<{remaining}]")
     for target in points:
         calls = int(np.ceil(target * train.n - 1e-9))
         if calls <= solver.oracle_calls:
             continue
-        start = time.perf_counter()
         while solver.oracle_calls < calls and not solver.converged:
+            start = time.perf_counter()
             solver.run_until(min(calls, solver.oracle_calls + max(1, train.n // 8)))
+            clock["solver_s"] += time.perf_counter() - start
             signals.check()
-        solver_time += time.perf_counter() - start
         start = time.perf_counter()
         rows = measure(solver, train, test)
-        eval_time += time.perf_counter() - start
+        clock["eval_s"] += time.perf_counter() - start
         k = len(rows["iterate"])
         rows.update(effective_pass=[solver.oracle_calls / train.n] * k,
                     oracle_calls=[solver.oracle_calls] * k,
-                    time_s=[solver_time] * k, eval_time_s=[eval_time] * k)
+                    time_s=[clock["solver_s"]] * k, eval_time_s=[clock["eval_s"]] * k)
         log.append(rows)
+        if time.perf_counter() - last_save >= cfg.resume.every_s:
+            save()
+            last_save = time.perf_counter()
         signals.check()
         bar.update(solver.oracle_calls / train.n - bar.n)
         bar.set_postfix(primal=f"{rows['primal'][0]:.4g}", gap=f"{rows['gap'][0]:.3g}")
-        if solver.converged or _should_stop(cfg.stop, rows["gap"][0], solver_time):
+        if solver.converged or _should_stop(cfg.stop, rows["gap"][0], clock["solver_s"]):
             break
     bar.close()
 

@@ -130,6 +130,15 @@ class Solver(ABC):
         self._pos += len(chunk)
         return chunk
 
+    def state_dict(self):
+        """Everything that decides the rest of the run (every attribute but the task): saved
+        beside the run log so that a stopped run continues exactly where it stopped."""
+        return {key: value for key, value in vars(self).items() if key != "task"}
+
+    def load_state(self, state):
+        """Continue from a :meth:`state_dict` of a solver built with the same settings."""
+        vars(self).update(state)
+
     def run_until(self, oracle_calls):
         """Advance until at least ``oracle_calls`` oracle calls have been made."""
         while self.oracle_calls < oracle_calls and not self.converged:

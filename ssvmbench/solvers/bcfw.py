@@ -105,6 +105,14 @@ class BCFW(Solver):
             *self.averages.arrays(), t.max_len)
         return len(order)
 
+    def load_state(self, state):
+        """As the base class, with ``mu`` and ``Psum`` views of the flat state ``alpha`` again
+        (a saved state holds them as copies)."""
+        super().load_state(state)
+        n_mu = self.task.n_rows * self.task.n_labels
+        self.mu = self.alpha[:n_mu].reshape(self.task.n_rows, self.task.n_labels)
+        self.Psum = self.alpha[n_mu:]
+
     def averaged_size(self):
         """BCFW averages its factored dual state ``(mu, Psum)``."""
         t = self.task
