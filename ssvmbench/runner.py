@@ -19,6 +19,7 @@ from ssvmbench.data import load_split
 from ssvmbench.errors import Incompatible, UserError, number
 from ssvmbench import objective
 from ssvmbench.monitor import measure, schedule
+from ssvmbench.runlock import Busy, RunLock
 from ssvmbench.runlog import Interrupted, RunLog, make_room, resumable, write_skipped
 from ssvmbench.solvers import make_solver
 from ssvmbench.tasks import make_task
@@ -130,8 +131,21 @@ def run(cfg, run_dir, overrides=(), sweep=False) -> Path:
         if cfg.stop[key] is not None and not cfg.stop[key] > 0:
             raise UserError(f"stop.{key}={cfg.stop[key]} must be positive (or null)")
     path = Path(run_dir) / LOG_NAME
-    state_path = path.with_name(STATE_NAME)
     config = OmegaConf.to_yaml(cfg, resolve=True)
+    try:
+        with RunLock(run_dir, config):
+            return _run_owned(cfg, path, config, overrides, sweep, points)
+    except Busy as busy:
+        if not busy.same_config:
+            raise UserError(f"{run_dir} is being written by another run ({busy}); choose "
+                            "another hydra.run.dir / hydra.sweep.dir") from None
+        print(f"{path}: being written by another process ({busy}), skipped")
+        return path
+
+
+def _run_owned(cfg, path, config, overrides, sweep, points):
+    """:func:`run` once the run directory is ours."""
+    state_path = path.with_name(STATE_NAME)
     code = code_identity()
     resume = (not cfg.get("restart", False) and state_path.exists()
               and resumable(path, config, code))

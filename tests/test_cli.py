@@ -325,3 +325,33 @@ def test_a_stopped_run_continues_where_it_stopped(data_root, tmp_path, sig, extr
     assert not (stopped / "state.pkl").exists()
     columns = [c for c in whole if c not in ("time_s", "eval_time_s")]
     pd.testing.assert_frame_equal(resumed[columns], whole[columns])
+
+
+def test_a_live_run_directory_is_not_shared(data_root, tmp_path):
+    """While a run writes DIR, another configuration into DIR is refused naming its owner and
+    the same configuration is skipped — also with HDF5 file locking off (NFS, Lustre); once
+    the owner is killed its lock no longer holds."""
+    run_dir = tmp_path / "live"
+    args = ["solver=ssg", "data=ocr", "solver.passes=100000", "eval.every=0.5",
+            f"hydra.run.dir={run_dir}"]
+    owner = subprocess.Popen([EXE, "run", *args], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 300
+        while time.time() < deadline and not (run_dir / "run.h5").exists():
+            time.sleep(0.2)
+        no_locking = {"HDF5_USE_FILE_LOCKING": "FALSE"}
+        other = ssvmbench("run", "solver=bcfw", "data=ocr", f"hydra.run.dir={run_dir}",
+                          cwd=tmp_path, check=False, env=no_locking)
+        assert other.returncode == 2 and f"pid {owner.pid}" in other.stderr
+        same = ssvmbench("run", *args, cwd=tmp_path, env=no_locking)
+        assert f"being written by another process (pid {owner.pid}" in same.stdout
+        assert read_log(run_dir / "run.h5")[1]["status"] == "running"
+        assert not list(run_dir.glob("run.h5.*"))         # nothing renamed away
+    finally:
+        owner.kill()
+        owner.wait()
+    assert (run_dir / "run.lock").exists()                # left by the killed owner
+    taken = ssvmbench("run", "solver=ssg", "data=ocr", "solver.passes=1",
+                      f"hydra.run.dir={run_dir}", cwd=tmp_path, check=False)
+    assert "being written" not in taken.stdout + taken.stderr

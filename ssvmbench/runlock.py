@@ -1,0 +1,105 @@
+"""Who is writing a run directory: an explicit lock file beside the run log, so that two runs
+never write one log, whatever the file system (HDF5's own locking is often off on NFS and
+Lustre: ``HDF5_USE_FILE_LOCKING=FALSE``).
+
+``run.lock`` is created atomically (``O_EXCL``) and holds its owner (host, pid, start time,
+SLURM job id, the configuration's hash); a thread refreshes its modification time every
+``HEARTBEAT_S`` seconds. A lock whose owner is gone (same host and no such process) or whose
+heartbeat is older than ``STALE_S`` is taken over; any other is respected.
+"""
+
+import hashlib
+import json
+import os
+import socket
+import threading
+import time
+from pathlib import Path
+
+LOCK_NAME = "run.lock"
+HEARTBEAT_S = 30
+STALE_S = 600
+
+
+class Busy(Exception):
+    """Another live process owns the run directory; ``owner`` says who."""
+
+    def __init__(self, owner, same_config):
+        self.owner, self.same_config = owner, same_config
+        super().__init__(describe(owner))
+
+
+def describe(owner):
+    job = f", SLURM job {owner['slurm_job']}" if owner.get("slurm_job") else ""
+    return f"pid {owner.get('pid')} on {owner.get('host')} since {owner.get('started')}{job}"
+
+
+class RunLock:
+    """``with RunLock(run_dir, config):`` owns ``run_dir`` for the block, or raises
+    :class:`Busy`."""
+
+    def __init__(self, run_dir, config):
+        self.path = Path(run_dir) / LOCK_NAME
+        self.config = hashlib.sha256(config.encode()).hexdigest()[:16]
+        self._stop = threading.Event()
+
+    def __enter__(self):
+        owner = {"host": socket.gethostname(), "pid": os.getpid(),
+                 "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
+                 "slurm_job": os.environ.get("SLURM_JOB_ID", ""), "config": self.config}
+        for _ in range(3):
+            try:
+                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            except FileExistsError:
+                current = self._read()
+                if current is None and self._age() < 10:    # its owner is writing it now
+                    raise Busy({"pid": "?", "host": "?", "started": "just now"},
+                               False) from None
+                if current is not None and self._alive(current):
+                    raise Busy(current, current.get("config") == self.config) from None
+                self.path.unlink(missing_ok=True)     # its owner is gone: take it over
+                continue
+            with os.fdopen(fd, "w") as out:
+                json.dump(owner, out)
+            self._thread = threading.Thread(target=self._beat, daemon=True)
+            self._thread.start()
+            return self
+        raise Busy(self._read() or {}, False)
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self.path.unlink(missing_ok=True)
+        return False
+
+    def _beat(self):
+        while not self._stop.wait(HEARTBEAT_S):
+            try:
+                os.utime(self.path)
+            except OSError:
+                return
+
+    def _read(self):
+        try:
+            return json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            return None
+
+    def _age(self):
+        """Seconds since the last heartbeat (infinite if the lock is gone)."""
+        try:
+            return time.time() - self.path.stat().st_mtime
+        except OSError:
+            return float("inf")
+
+    def _alive(self, owner):
+        """Whether the lock's owner may still be running."""
+        if self._age() > STALE_S:
+            return False
+        if owner.get("host") == socket.gethostname():
+            try:
+                os.kill(int(owner.get("pid", 0)), 0)
+            except ProcessLookupError:
+                return False
+            except (PermissionError, ValueError):
+                return True
+        return True
