@@ -23,7 +23,7 @@ from ssvmbench.monitor import measure
 from ssvmbench.runlog import read_log
 from ssvmbench.solvers import make_solver
 from ssvmbench.tasks import chain, kernels, make_task, matching
-from ssvmbench.tasks.assignment import best_partial_matching, top_partial_matchings
+from ssvmbench.assignment import best_partial_matching, top_partial_matchings
 from ssvmbench.tasks.oracles import Oracle
 
 SPLIT = synthetic_alignment(n_train=30, n_test=15, seed=1)

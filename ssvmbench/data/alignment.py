@@ -40,7 +40,7 @@ from ssvmbench.data.sequences import SplitData
 from ssvmbench.data.synthetic import random_bitext
 from ssvmbench.errors import UserError
 from ssvmbench.paths import data_root
-from ssvmbench.tasks.assignment import best_partial_matching
+from ssvmbench.assignment import best_partial_matching
 
 N_PAIRS, N_TRIAL, N_TEST = 484, 37, 347
 SURE, POSSIBLE = 4376, 14846            # links in hansards.a (dataset README)

@@ -5,7 +5,9 @@ A partial matching ``M`` of an ``m x m'`` bipartite graph with edge scores ``Z``
 matched at most once, unmatched nodes allowed) has score ``sum_{(j, k) in M} Z[j, k]``. These
 are the inference problems of the matching task (BCFW Section 6 and Appendix F, after Taskar,
 Lacoste-Julien & Jordan 2006: loss-augmented decoding of word alignments), called from
-compiled code through ``numba.objmode`` (:mod:`ssvmbench.tasks.matching`).
+compiled code through ``numba.objmode`` (:mod:`ssvmbench.tasks.matching`), and they build
+the alignment data's training targets (:mod:`ssvmbench.data.alignment`); a module of its
+own so that data modules need not import tasks.
 """
 
 import heapq
