@@ -15,7 +15,11 @@ from ssvmbench.paths import config_dir
 from ssvmbench.runlog import read_log
 from ssvmbench.solvers import SOLVERS, registered
 from ssvmbench.solvers.bcfw import BCFW
+from ssvmbench.solvers.fw import FW
 from ssvmbench.solvers.sgd import SGD
+from ssvmbench.tasks.chain import buffers
+from ssvmbench.tasks.kernels import decode, example_oracle, mean_hinge_and_gradient, scores
+from ssvmbench.tasks.oracles import Oracle
 
 from test_cli import ssvmbench
 
@@ -53,6 +57,16 @@ class WallClockSGD(SGD):
         return super().advance(budget)
 
 
+class UncountedFW(FW):
+    name = "fw"
+
+    def advance(self, budget):
+        t = self.task                                    # an oracle pass it does not report
+        mean_hinge_and_gradient(np.zeros(t.d), t.dims, t.data, t.normalized, 0, 1, 0.0,
+                                self._bufs, t.max_len, np.empty(t.d))
+        return super().advance(budget)
+
+
 class OverstatedDualBCFW(BCFW):
     name = "bcfw"
 
@@ -61,16 +75,45 @@ class OverstatedDualBCFW(BCFW):
         return a, w, ell + 1.0                           # a dual above the primal
 
 
-@pytest.mark.parametrize("cls, check", [
-    (MiscountingSGD, "run_until(k n) makes k n to k n + 3 n oracle calls"),
-    (WallClockSGD, "same seed, same iterates with or without checkpoints"),
-    (OverstatedDualBCFW, "weak duality: primal - dual >= 0"),
+COUNTED = "the oracle calls it reports are the calls it made"
+
+
+@pytest.mark.parametrize("cls, checks", [
+    (MiscountingSGD, {"run_until(k n) makes k n to k n + 3 n oracle calls", COUNTED}),
+    (UncountedFW, {COUNTED}),
+    (WallClockSGD, {"same seed, same iterates with or without checkpoints"}),
+    (OverstatedDualBCFW, {"weak duality: primal - dual >= 0"}),
 ])
-def test_check_solver_catches_a_broken_solver(cls, check, monkeypatch):
-    monkeypatch.setitem(registered(), "sgd" if cls.name == "sgd" else "bcfw", cls)
+def test_check_solver_catches_a_broken_solver(cls, checks, monkeypatch):
+    monkeypatch.setitem(registered(), cls.name, cls)
     results = dict(conformance.check_on(cls, TASKS["chain"], {}))
-    assert results[check] is not None
-    assert sum(failure is not None for failure in results.values()) == 1, results
+    assert {check for check, failure in results.items() if failure is not None} == checks
+
+
+def test_the_kernel_oracles_count_their_calls():
+    """Called from Python and from compiled code, example_oracle and decode add one to the
+    data's counter per call; the other kernels do not."""
+    task = TASKS["chain"]
+    oracle = Oracle("max", 1, 0.0)
+    U, delta, y, R, E = buffers(task.max_len, task.n_labels)
+    w = np.zeros(task.d)
+    task.data.calls[0] = 0
+    T = scores(w, 1.0, task.dims, task.data, 0, U)
+    example_oracle(0, 1, 0.0, w, 1.0, task.dims, task.data, task.normalized, 0, U, T,
+                   oracle.buffers(task.max_len, task.n_labels), y, R, E)
+    decode(w, task.dims, task.data, task.normalized, 0, U, T, delta, y)
+    assert task.data.calls[0] == 2
+    mean_hinge_and_gradient(w, task.dims, task.data, task.normalized, 0, 1, 0.0,
+                            oracle.buffers(task.max_len, task.n_labels), task.max_len,
+                            np.empty(task.d))
+    assert task.data.calls[0] == 2 + task.n
+
+
+def test_kernels_refuse_data_without_a_task():
+    task = TASKS["chain"]
+    U = np.empty((task.max_len, task.n_labels))
+    with pytest.raises(TypeError, match="TASK_OF_DATA"):
+        scores(np.zeros(task.d), 1.0, task.dims, tuple(task.data), 0, U)
 
 
 def write_plugin(site, name, source, group="ssvmbench.solvers", extra=""):

@@ -38,6 +38,8 @@ class Solver(ABC):
     averages_iterates = True # may it keep averaged iterates (avg, wavg, tavg)?
     elastic_net = False      # may it run with l1 > 0 (elastic-net objective logged)?
     tasks = ("chain", "boxes")  # the task kinds it runs on (ssvmbench.tasks: Task.kind)
+    kernel_oracles = True    # are its oracle calls the kernel API's (example_oracle, decode),
+                             # which count them in task.data.calls (check-solver compares)?
 
     @classmethod
     def default_config(cls):

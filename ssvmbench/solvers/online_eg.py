@@ -128,6 +128,7 @@ class OnlineEG(Solver):
     tasks = ("chain",)
     default_iterates = ("raw",)
     averages_iterates = False
+    kernel_oracles = False   # its oracle is exp_oracle on the dual's own potentials
     numbers = {"eta0": 0.5}
     options = {"sampling": ("permutation", "uniform")}
 

@@ -165,6 +165,7 @@ class SAP(Solver):
     elastic_net = True
     tasks = ("chain",)
     default_iterates = ("raw",)
+    kernel_oracles = False   # runs the chain's Viterbi on its own scores (IV.15)
     options = {"sampling": ("sequential", "permutation", "uniform")}
     numbers = {"mu": 1e-3, "nu": 1e-3, "max_smo": 3, "max_active": 16, "theta": None}
 

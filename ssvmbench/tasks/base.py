@@ -10,8 +10,11 @@ class Task(ABC):
     """Attributes a subclass sets in ``__init__``:
 
     ``dataset``        the split it was built from;
-    ``data``           the arrays the kernels take (a tuple or a NamedTuple whose type selects
-                       the kernels);
+    ``data``           the arrays the kernels take: a NamedTuple whose type selects the
+                       kernels (its row of ``kernels.TASK_OF_DATA``), with a field ``calls``,
+                       a one-entry int64 array that the kernel API's oracles
+                       (``example_oracle``, ``decode``) increment at every call, so the calls
+                       a solver makes can be checked against those it reports;
     ``loss``, ``normalized``  the task loss and whether it is divided by the length;
     ``dims``           ``(F, L)``: features and labels per score row;
     ``n``              examples (the blocks of BCFW, the steps of a stochastic pass);

@@ -26,12 +26,14 @@ from ssvmbench.tasks.base import Task
 
 class BoxData(NamedTuple):
     """The arrays the kernels take: candidate ``offsets`` (n+1), absolute index of each
-    image's ``gold`` candidate (n), candidate ``features`` (N x F) and ``loss`` (N)."""
+    image's ``gold`` candidate (n), candidate ``features`` (N x F), ``loss`` (N) and the
+    oracle ``calls`` made on them (see :class:`~ssvmbench.tasks.base.Task`)."""
 
     offsets: np.ndarray
     gold: np.ndarray
     features: np.ndarray
     loss: np.ndarray
+    calls: np.ndarray
 
 
 class BoxTask(Task):
@@ -48,7 +50,7 @@ class BoxTask(Task):
         gold = ds.offsets[:-1] + ds.best_candidates()
         gold_boxes = np.repeat(ds.boxes[gold], np.diff(ds.offsets), axis=0)
         self.data = BoxData(ds.offsets, gold.astype(np.int64), ds.features,
-                            1.0 - iou(ds.boxes, gold_boxes))
+                            1.0 - iou(ds.boxes, gold_boxes), np.zeros(1, dtype=np.int64))
         self.normalized = False
         self.dims = (ds.n_features, 1)
         self.n = ds.n

@@ -11,11 +11,13 @@ laid out in one weight vector ``w`` as
 Task loss: Hamming distance normalized by the sequence length (BCFW Appendix F).
 The max oracle (BCFW eq. 2) is loss-augmented Viterbi.
 
-Kernels take the dataset as the tuple ``data = (offsets, labels, feat_ptr, feat_idx,
-feat_val)`` of a :class:`~ssvmbench.data.sequences.ChainDataset` and ``dims = (F, L)``.
+Kernels take the dataset as :class:`ChainData` (the arrays of a
+:class:`~ssvmbench.data.sequences.ChainDataset`) and ``dims = (F, L)``.
 Vectors ``psi`` are never materialized per example: a direction in ``w``-space is
 kept as per-token label residuals plus a sparse transition part (see below).
 """
+
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
@@ -26,10 +28,23 @@ from ssvmbench.tasks import transitions
 from ssvmbench.tasks.base import Task
 
 
+class ChainData(NamedTuple):
+    """The arrays the kernels take: sequence ``offsets`` (n+1) into the tokens, the tokens'
+    gold ``labels``, their CSR features (``feat_ptr``, ``feat_idx``, ``feat_val``), and
+    ``calls``, the oracle calls made on them (see :class:`~ssvmbench.tasks.base.Task`)."""
+
+    offsets: np.ndarray
+    labels: np.ndarray
+    feat_ptr: np.ndarray
+    feat_idx: np.ndarray
+    feat_val: np.ndarray
+    calls: np.ndarray
+
+
 class ChainTask(Task):
     """One split of a chain dataset in the form the kernels take.
 
-    ``data`` is the tuple ``(offsets, labels, feat_ptr, feat_idx, feat_val)``,
+    ``data`` is a :class:`ChainData`,
     ``dims = (F, L)``, ``d`` the length of ``w``; ``dense_entries`` the entries of ``w``
     that every example touches (transitions and biases; SVRG updates them densely and the
     rest lazily). ``loss``: the task loss,
@@ -46,7 +61,8 @@ class ChainTask(Task):
         self.dataset = ds
         self.loss = loss
         self.normalized = loss == "normalized_hamming"
-        self.data = (ds.offsets, ds.labels, ds.feat_ptr, ds.feat_idx, ds.feat_val)
+        self.data = ChainData(ds.offsets, ds.labels, ds.feat_ptr, ds.feat_idx, ds.feat_val,
+                              np.zeros(1, dtype=np.int64))
         self.dims = (ds.n_features, ds.n_labels)
         self.n = ds.n
         self.n_rows = ds.n_tokens              # score rows of the kernels: the tokens
@@ -77,7 +93,7 @@ def buffers(max_len, L):
 @nb.njit(cache=True)
 def unary_scores(w, ws, dims, data, i, out):
     """``out[t, l] = ws * <w_l, x_t>`` for the tokens of sequence ``i``; returns ``T``."""
-    offsets, _, feat_ptr, feat_idx, feat_val = data
+    offsets, feat_ptr, feat_idx, feat_val = data[0], data[2], data[3], data[4]
     L = dims[1]
     t0, t1 = offsets[i], offsets[i + 1]
     T = t1 - t0
@@ -237,7 +253,7 @@ def direction_sqnorm(dims, data, t0, T, R, E, x_dense):
     """Squared norm of the direction ``(R, E)``: ``sum_{t,u} <x_t, x_u> <R_t, R_u>`` plus
     the transition and bias blocks. ``x_dense`` is an all-zero ``(F,)`` scratch array
     (left all-zero) used to scatter one token's features for the Gram entries."""
-    _, _, feat_ptr, feat_idx, feat_val = data
+    feat_ptr, feat_idx, feat_val = data[2], data[3], data[4]
     L = dims[1]
     s = 0.0
     for t in range(T):
@@ -294,7 +310,7 @@ def add_direction(w, coef, dims, data, t0, T, R, E, U, C):
     """``w += coef * direction``, touching only the features of the ``T`` tokens; each
     change is also recorded in the lazy averages ``U`` with weights ``C`` (see
     :mod:`ssvmbench.solvers.averaging`; empty ``C`` = no averages)."""
-    _, _, feat_ptr, feat_idx, feat_val = data
+    feat_ptr, feat_idx, feat_val = data[2], data[3], data[4]
     F, L = dims
     off_trans = F * L
     off_first = off_trans + L * L
@@ -339,7 +355,7 @@ def labeling_hinge(w, dims, data, normalized, i, T, y):
     """``L_i(y) - <w, psi_i(y)>`` for the labeling ``y[:T]`` of sequence ``i``: the hinge
     term of one stored labeling (the max oracle returns its maximum over ``y``), read
     from ``w`` at the tokens and bigrams where ``y`` differs from ``y_i`` only."""
-    offsets, labels, feat_ptr, feat_idx, feat_val = data
+    offsets, labels, feat_ptr, feat_idx, feat_val = data[0], data[1], data[2], data[3], data[4]
     F, L = dims
     off_trans = F * L
     off_first = off_trans + L * L
@@ -366,7 +382,7 @@ def add_labeling(g, coef, dims, data, i, T, y):
     """``g += coef * (phi(x_i, y) - phi(x_i, y_i))`` for the labeling ``y[:T]`` of sequence
     ``i`` (the max oracle's gradient when ``y`` is its argmax), written at the tokens and
     bigrams where ``y`` differs from ``y_i`` only."""
-    offsets, labels, feat_ptr, feat_idx, feat_val = data
+    offsets, labels, feat_ptr, feat_idx, feat_val = data[0], data[1], data[2], data[3], data[4]
     F, L = dims
     off_trans = F * L
     off_first = off_trans + L * L

@@ -33,7 +33,8 @@ from ssvmbench.tasks.oracles import hinge_oracle
 
 class HashedChainData(NamedTuple):
     """The arrays of a :class:`~ssvmbench.data.sequences.HashedChainDataset`, first five in
-    the order of the chain's tuple (so label-space chain kernels read them alike)."""
+    the order of :class:`~ssvmbench.tasks.chain.ChainData` (so label-space chain kernels read
+    them alike), and the oracle ``calls`` made on them."""
 
     offsets: np.ndarray
     labels: np.ndarray
@@ -42,6 +43,7 @@ class HashedChainData(NamedTuple):
     feat_val: np.ndarray
     feat_stride: np.ndarray
     edge_buckets: np.ndarray
+    calls: np.ndarray
 
 
 class HashedChainTask(ChainTask):
@@ -53,7 +55,8 @@ class HashedChainTask(ChainTask):
     def __init__(self, ds: HashedChainDataset, loss="normalized_hamming"):
         super().__init__(ds, loss)
         self.data = HashedChainData(ds.offsets, ds.labels, ds.feat_ptr, ds.feat_idx,
-                                    ds.feat_val, ds.feat_stride, ds.edge_buckets)
+                                    ds.feat_val, ds.feat_stride, ds.edge_buckets,
+                                    np.zeros(1, dtype=np.int64))
         self.d = ds.n_features
         self.dense_entries = np.unique(ds.edge_buckets)      # the tag pairs' buckets
 

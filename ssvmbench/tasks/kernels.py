@@ -3,8 +3,7 @@ time on the type of the task's ``data`` (DESIGN.md: "the oracle interface as the
 between solvers and tasks").
 
 Each name below runs the kernel of the same signature of the task whose data it is given:
-the chain (:mod:`ssvmbench.tasks.chain`, :mod:`ssvmbench.tasks.oracles`; its data is a plain
-tuple), the hashed chain (:mod:`ssvmbench.tasks.hashed_chain`), boxes
+the chain (:mod:`ssvmbench.tasks.chain`, :mod:`ssvmbench.tasks.oracles`), the hashed chain (:mod:`ssvmbench.tasks.hashed_chain`), boxes
 (:mod:`ssvmbench.tasks.boxes`) or matchings (:mod:`ssvmbench.tasks.matching`), chosen by
 numba's ``overload`` when the calling solver kernel is compiled, so one solver kernel serves
 every task and stays cacheable. A task's arrays: ``U`` its score rows (chains: tokens x labels;
@@ -12,7 +11,9 @@ boxes: candidates x 1; matchings: edges x 1), a direction ``(R, E)`` in ``w``-sp
 factored BCFW dual state ``(mu, Psum, blocks)``. Matchings share the edge-wise kernels of
 boxes (an edge is a score row with one label, like a candidate box), the hashed chain the
 label-space kernels of the chain. ``labeling_hinge`` and ``add_labeling`` score and add one
-stored labeling (the cutting plane's constraint cache).
+stored labeling (the cutting plane's constraint cache). ``example_oracle`` and ``decode`` are
+the oracle calls: each adds one to ``data.calls[0]`` (``ssvmbench check-solver`` compares that
+count with the calls a solver reports).
 
 The API a compiled solver calls (``task`` a :class:`~ssvmbench.tasks.base.Task`; scratch from
 ``chain.buffers(task.max_len, task.n_labels)`` = ``(U, delta, y, R, E)``, and the
@@ -53,32 +54,42 @@ from numba.extending import overload
 
 from ssvmbench.tasks import boxes, chain, hashed_chain, matching, oracles
 
-# the named tuple of each task's data (chain data is a plain tuple)
-TASK_OF_DATA = {boxes.BoxData: "boxes", matching.MatchingData: "matching",
-                hashed_chain.HashedChainData: "hashed_chain"}
+# the named tuple of each task's data
+TASK_OF_DATA = {chain.ChainData: "chain", hashed_chain.HashedChainData: "hashed_chain",
+                boxes.BoxData: "boxes", matching.MatchingData: "matching"}
+
+
+def _unknown(name):
+    return TypeError(f"no task kernels for data of type {name}: add its row to "
+                     "ssvmbench.tasks.kernels.TASK_OF_DATA")
 
 
 def _task_of(arg_types):
     """The task of a call from the numba types of its arguments: the row of its named-tuple
-    data in :data:`TASK_OF_DATA` (an unknown named tuple is refused), else the chain's."""
+    data in :data:`TASK_OF_DATA`; an unknown named tuple, or none, is refused."""
     for t in arg_types:
         if isinstance(t, types.BaseNamedTuple):
             if t.instance_class not in TASK_OF_DATA:
-                raise TypeError(f"no task kernels for data of type {t.instance_class.__name__}:"
-                                " add its row to ssvmbench.tasks.kernels.TASK_OF_DATA")
+                raise _unknown(t.instance_class.__name__)
             return TASK_OF_DATA[t.instance_class]
-    return "chain"
+    raise _unknown("tuple" if any(isinstance(t, types.BaseTuple) for t in arg_types)
+                   else "(none)")
 
 
-def _dispatch(**kernels):
+def _dispatch(counted=None, **kernels):
     """A function (callable from Python and from compiled code) that runs
     ``kernels[task]`` for the task of its arguments' data; a task without that kernel is
-    refused when the caller is compiled."""
+    refused when the caller is compiled. ``counted``: the position of the data argument of
+    an oracle call, whose ``calls[0]`` it increments."""
 
     def generic(*args):
-        task = next((TASK_OF_DATA[type(a)] for a in args if type(a) in TASK_OF_DATA),
-                    "chain")
-        return kernels[task](*args)
+        tasks = [TASK_OF_DATA[type(a)] for a in args if type(a) in TASK_OF_DATA]
+        if not tasks:
+            raise _unknown(", ".join(type(a).__name__ for a in args if isinstance(a, tuple))
+                           or "(none)")
+        if counted is not None:
+            args[counted].calls[0] += 1
+        return kernels[tasks[0]](*args)
 
     @overload(generic)
     def _choose(*args):
@@ -86,7 +97,13 @@ def _dispatch(**kernels):
         if task not in kernels:
             raise TypeError(f"{generic.__name__}: no kernel for the {task} task")
         kernel = kernels[task]
-        return lambda *args: kernel(*args)
+        if counted is None:
+            return lambda *args: kernel(*args)
+
+        def count_and_run(*args):
+            args[counted].calls[0] += 1
+            return kernel(*args)
+        return count_and_run
 
     generic.__name__ = kernels["chain"].__name__
     generic.__doc__ = kernels["chain"].__doc__
@@ -95,10 +112,11 @@ def _dispatch(**kernels):
 
 scores = _dispatch(chain=chain.unary_scores, hashed_chain=hashed_chain.unary_scores,
                    boxes=boxes.scores, matching=boxes.scores)
-example_oracle = _dispatch(chain=oracles.example_oracle, hashed_chain=hashed_chain.example_oracle,
+example_oracle = _dispatch(counted=6, chain=oracles.example_oracle,
+                           hashed_chain=hashed_chain.example_oracle,
                            boxes=boxes.example_oracle, matching=matching.example_oracle)
-decode = _dispatch(chain=chain.decode, hashed_chain=hashed_chain.decode, boxes=boxes.decode,
-                   matching=matching.decode)
+decode = _dispatch(counted=2, chain=chain.decode, hashed_chain=hashed_chain.decode,
+                   boxes=boxes.decode, matching=matching.decode)
 add_direction = _dispatch(chain=chain.add_direction, hashed_chain=hashed_chain.add_direction,
                           boxes=boxes.add_direction, matching=boxes.add_direction)
 direction_sqnorm = _dispatch(chain=chain.direction_sqnorm,

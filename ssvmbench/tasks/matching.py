@@ -45,7 +45,8 @@ PRECISION_COST, RECALL_COST = 1.0, 3.0      # BCFW Appendix F
 class MatchingData(NamedTuple):
     """The arrays the kernels take: edge ``offsets`` (n+1), sentence lengths ``shapes``
     (n x 2), edge ``features`` (N x F), ``target`` edge indicators (N), per-edge loss
-    ``on_loss`` (N, ``l_e``) and ``base`` (n, ``c_r |y_i|``, the loss of the empty matching)."""
+    ``on_loss`` (N, ``l_e``), ``base`` (n, ``c_r |y_i|``, the loss of the empty matching)
+    and the oracle ``calls`` made on them (see :class:`~ssvmbench.tasks.base.Task`)."""
 
     offsets: np.ndarray
     shapes: np.ndarray
@@ -53,6 +54,7 @@ class MatchingData(NamedTuple):
     target: np.ndarray
     on_loss: np.ndarray
     base: np.ndarray
+    calls: np.ndarray
 
 
 class MatchingTask(Task):
@@ -70,7 +72,8 @@ class MatchingTask(Task):
         self.data = MatchingData(ds.offsets, ds.shapes,
                                  np.ascontiguousarray(ds.features, dtype=float), target,
                                  np.where(ds.target, -RECALL_COST, PRECISION_COST),
-                                 RECALL_COST * np.add.reduceat(target, ds.offsets[:-1]))
+                                 RECALL_COST * np.add.reduceat(target, ds.offsets[:-1]),
+                                 np.zeros(1, dtype=np.int64))
         self.normalized = False
         self.dims = (ds.n_features, 1)
         self.n = ds.n
