@@ -13,7 +13,8 @@ import yaml
 from ssvmbench import conformance
 from ssvmbench.paths import config_dir
 from ssvmbench.runlog import read_log
-from ssvmbench.solvers import SOLVERS, registered
+from ssvmbench.errors import UserError
+from ssvmbench.solvers import SOLVERS, make_solver, registered
 from ssvmbench.solvers.bcfw import BCFW
 from ssvmbench.solvers.fw import FW
 from ssvmbench.solvers.sgd import SGD
@@ -313,3 +314,16 @@ def test_a_run_leaves_its_trained_weights(tmp_path):
         assert test.evaluate(weights[name], with_hinge=False)[1] == last.loc[name, "test_error"]
     api.run([*overrides, "seed=1", "save_weights=false"], run_dir=tmp_path / "none")
     assert not (tmp_path / "none" / "weights.npz").exists()
+
+
+@pytest.mark.parametrize("name", sorted(name for name, cls in SOLVERS.items()
+                                        if not cls.averages_iterates))
+def test_a_raw_only_solver_refuses_averaged_iterates(name):
+    """``averages_iterates = False`` is the one place that says a solver logs no averages
+    (SAP, L1 subgradient, SVRG, SC-SVRG, online-EG, cutting plane)."""
+    cls = SOLVERS[name]
+    kind = cls.tasks[0]
+    options = {**REQUIRED.get(name, {}), "iterates": ["raw", "wavg"]}
+    with pytest.raises(UserError, match=f"invalid for solver {name}: choose from"):
+        make_solver(name, TASKS[kind], 0.1, options, 0,
+                    conformance.smooth_oracle(cls, TASKS[kind]))

@@ -158,7 +158,8 @@ def test_sgd_with_pegasos_steps_and_max_oracle_is_ssg():
 @pytest.mark.parametrize("name,options,oracle,fragment", [
     ("bcfw", {}, Oracle("topk", 5, 1.0), "takes oracle=max, not oracle=topk"),
     ("sc_svrg", {}, Oracle(), "takes oracle=topk\\|exp, not oracle=max"),
-    ("svrg", {"iterates": ["raw", "wavg"]}, Oracle("exp", 1, 1.0), "solver.iterates=\\[raw\\]"),
+    ("svrg", {"iterates": ["raw", "wavg"]}, Oracle("exp", 1, 1.0),
+     "invalid for solver svrg: choose from"),
     ("sgd", {"gamma0": 100.0}, Oracle(), "gamma0 \\* lambda <= 1"),
     ("sgd", {"gamma0": "abc"}, Oracle(), "solver.gamma0=abc must be a finite number"),
     ("svrg", {"lr": 20.0}, Oracle(), "0 < lr \\(lambda \\+ kappa\\) < 1"),

@@ -35,7 +35,7 @@ class Solver(ABC):
     oracles = ("max",)       # the oracles (ssvmbench.tasks.oracles) it can call
     default_iterates = ("raw", "wavg")
     keeps_best = False       # batch solvers: may log "best", the iterate with the lowest primal
-    averages_iterates = True # may it keep averaged iterates (avg, wavg, tavg)?
+    averages_iterates = True # may it keep averaged iterates (avg, wavg, tavg)? (False: raw only)
     elastic_net = False      # may it run with l1 > 0 (elastic-net objective logged)?
     tasks = ("chain", "boxes")  # the task kinds it runs on (ssvmbench.tasks: Task.kind)
     kernel_oracles = True    # are its oracle calls the kernel API's (example_oracle, decode),

@@ -38,14 +38,12 @@ class L1Subgradient(SGD):
     elastic_net = True
     oracles = ("max",)
     default_iterates = ("raw",)
+    averages_iterates = False   # logs its raw iterate only
     options = {"step": ("decay",), "sampling": ("permutation", "uniform")}
     numbers = {"gamma0": 0.1, "t0": 1000.0, "epsilon": None}
 
     def __init__(self, task, lam, options, seed, oracle=None, l1=0.0):
         super().__init__(task, lam, options, seed, oracle, l1)
-        if self.iterate_names != ["raw"]:
-            raise UserError(f"solver {self.name} logs its raw iterate only: "
-                            f"solver.iterates=[raw], not {self.iterate_names}")
         self.epsilon = self.opts["epsilon"]
         if self.epsilon is None or not self.epsilon > 0:
             raise UserError(f"solver.epsilon={self.epsilon}: give the l1-ball radius (> 0), "

@@ -166,14 +166,12 @@ class SAP(Solver):
     tasks = ("chain",)
     default_iterates = ("raw",)
     kernel_oracles = False   # runs the chain's Viterbi on its own scores (IV.15)
+    averages_iterates = False   # logs its raw iterate only
     options = {"sampling": ("sequential", "permutation", "uniform")}
     numbers = {"mu": 1e-3, "nu": 1e-3, "max_smo": 3, "max_active": 16, "theta": None}
 
     def __init__(self, task, lam, options, seed, oracle=None, l1=0.0):
         super().__init__(task, lam, options, seed, oracle, l1)
-        if self.iterate_names != ["raw"]:
-            raise UserError(f"solver sap logs its raw iterate only: solver.iterates=[raw], "
-                            f"not {self.iterate_names}")
         mu, nu = self.opts["mu"], self.opts["nu"]
         max_smo, cap = self.opts["max_smo"], self.opts["max_active"]
         if not (mu >= 0 and nu >= 0):

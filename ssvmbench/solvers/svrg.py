@@ -111,6 +111,7 @@ class SVRG(Solver):
     oracles = ("topk", "exp", "max")
     tasks = ("chain", "hashed_chain", "boxes", "matching")
     default_iterates = ("raw",)
+    averages_iterates = False   # logs its raw iterate only
     # output: what an epoch returns and the next one starts from: its last iterate, or the
     # uniform average of its n inner iterates (the Casimir authors' SVRGOptimizer)
     options = {"sampling": ("uniform", "permutation"), "output": ("last", "average")}
@@ -118,9 +119,6 @@ class SVRG(Solver):
 
     def __init__(self, task, lam, options, seed, oracle=None, l1=0.0):
         super().__init__(task, lam, options, seed, oracle, l1)
-        if self.iterate_names != ["raw"]:
-            raise UserError(f"solver {self.name} logs its raw iterate only: "
-                            f"solver.iterates=[raw], not {self.iterate_names}")
         self.lr = self.opts["lr"]
         d = task.d
         self.v, self.c, self.anchor = (np.zeros(d) for _ in range(3))

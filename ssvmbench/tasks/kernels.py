@@ -3,7 +3,8 @@ time on the type of the task's ``data`` (DESIGN.md: "the oracle interface as the
 between solvers and tasks").
 
 Each name below runs the kernel of the same signature of the task whose data it is given:
-the chain (:mod:`ssvmbench.tasks.chain`, :mod:`ssvmbench.tasks.oracles`), the hashed chain (:mod:`ssvmbench.tasks.hashed_chain`), boxes
+the chain (:mod:`ssvmbench.tasks.chain`, :mod:`ssvmbench.tasks.oracles`), the hashed chain
+(:mod:`ssvmbench.tasks.hashed_chain`), boxes
 (:mod:`ssvmbench.tasks.boxes`) or matchings (:mod:`ssvmbench.tasks.matching`), chosen by
 numba's ``overload`` when the calling solver kernel is compiled, so one solver kernel serves
 every task and stays cacheable. A task's arrays: ``U`` its score rows (chains: tokens x labels;
