@@ -1,10 +1,13 @@
 """The solver contract from outside the package: configs generated from the classes, the
 conformance checks of ``ssvmbench check-solver`` (which pass for every built-in and catch
-broken solvers), plugins found through the ``ssvmbench.solvers`` entry points, and the example
-plugin examples/gap_bcfw (BCFW with gap sampling, Osokin et al. 2016)."""
+broken solvers), plugins found through the ``ssvmbench.solvers`` entry points, and the examples:
+the plugin examples/gap_bcfw (BCFW with gap sampling, Osokin et al. 2016) and the plain-Python
+solver examples/plain_python_ssg.py."""
 
+import importlib.util
 import os
 from importlib.metadata import entry_points
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -327,3 +330,29 @@ def test_a_raw_only_solver_refuses_averaged_iterates(name):
     with pytest.raises(UserError, match=f"invalid for solver {name}: choose from"):
         make_solver(name, TASKS[kind], 0.1, options, 0,
                     conformance.smooth_oracle(cls, TASKS[kind]))
+
+
+def _plain_ssg():
+    spec = importlib.util.spec_from_file_location(
+        "plain_python_ssg", Path(__file__).parents[1] / "examples" / "plain_python_ssg.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.PlainSSG
+
+
+@pytest.mark.parametrize("kind", sorted(TASKS))
+def test_a_plain_python_solver_keeps_the_contract(kind, monkeypatch):
+    """examples/plain_python_ssg.py calls the kernel API from Python, one example at a time:
+    check-solver passes (its calls counted from Python too), and its iterate is the compiled
+    SSG's (solver=sgd solver.step=pegasos) with the same seed."""
+    cls = _plain_ssg()
+    monkeypatch.setitem(registered(), cls.name, cls)
+    for check, failure in conformance.check_on(cls, TASKS[kind], {}):
+        assert failure is None, (check, failure)
+    plain = make_solver(cls.name, TASKS[kind], 0.1, {}, 3, Oracle())
+    compiled = make_solver("sgd", TASKS[kind], 0.1, {"step": "pegasos", "iterates": ["raw"]},
+                           3, Oracle())
+    for solver in (plain, compiled):
+        solver.run_until(3 * TASKS[kind].n)
+    np.testing.assert_allclose(plain.iterates()[0][1], compiled.iterates()[0][1], rtol=1e-9,
+                               atol=1e-12)
