@@ -168,16 +168,20 @@ def test_conll_files_trains_and_evaluates_from_the_command_line(conll2002_files,
     ssvmbench("run", "solver=bcfw", "data=conll_files",
               f"data.train={conll2002_files / 'esp.train'}",
               f"data.test={conll2002_files / 'esp.testb'}", "+data.subset=0.1",
-              "lambda=0.01", "solver.passes=2", f"hydra.run.dir={run_dir}", cwd=tmp_path)
+              "data.metric=tag_f1", "lambda=0.01", "solver.passes=2",
+              f"hydra.run.dir={run_dir}", cwd=tmp_path)
     trace, attrs = read_log(run_dir / "run.h5")
     assert attrs["status"] == "finished" and attrs["n"] == 832
     assert trace["test_chunk_f1"].iloc[-1] > 0.3 and trace["test_accuracy"].iloc[-1] > 0.85
+    assert attrs["test_metric"] == "tag_f1"
+    assert (trace["test_metric"] == trace["test_tag_f1"]).all()
 
 
 @pytest.mark.parametrize("options, message", [
     ({"tag_scheme": "bio"}, "data.tag_scheme=bio"),
     ({"columns": ["pos", "ner"]}, "'word' among them"),
     ({"train": "/no/such/file"}, "no such file"),
+    ({"tag_scheme": "none", "metric": "chunk_f1"}, "data.metric=chunk_f1"),
 ])
 def test_conll_files_bad_options_are_named(conll2002_files, options, message):
     given = {"train": str(conll2002_files / "esp.train"),

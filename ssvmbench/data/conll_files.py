@@ -7,7 +7,9 @@ CoNLL-2002 Dutch files), the last column the tag. Features are the built-in toke
 the templates, any other name is read and ignored, the last is the tag. The tags are those of
 the training file (a test tag unseen in training is refused), ``O`` first; ``tag_scheme``
 ``iob1`` / ``iob2`` (chunk or entity tags: ``O``, ``B-X``, ``I-X``) logs conlleval's chunk F1
-and the Casimir token F1 besides token accuracy, ``none`` token accuracy only.
+and the Casimir token F1 besides token accuracy, ``none`` token accuracy only. ``metric``
+names the default one (the log's ``test_metric``, ``--y test_metric``): ``chunk_f1`` for IOB
+tags and ``accuracy`` otherwise unless given.
 """
 
 import hashlib
@@ -17,10 +19,12 @@ from ssvmbench.data.conll import DEFAULT_FEATURES, build_split, read_columns
 from ssvmbench.errors import UserError
 
 SCHEMES = ("iob2", "iob1", "none")
+METRICS = {"iob2": ("chunk_f1", "tag_f1", "accuracy"), "iob1": ("chunk_f1", "tag_f1", "accuracy"),
+           "none": ("accuracy",)}
 
 
 def load(train, test, columns=("word", "pos", "ner"), tag_scheme="iob2",
-         features_spec=None, encoding="utf-8"):
+         features_spec=None, encoding="utf-8", metric=None):
     """Train and test splits of the column files ``train`` and ``test``."""
     columns = tuple(columns)
     if "word" not in columns[:-1] or len(set(columns)) != len(columns):
@@ -28,6 +32,10 @@ def load(train, test, columns=("word", "pos", "ner"), tag_scheme="iob2",
                         "them and the tag column last")
     if tag_scheme not in SCHEMES:
         raise UserError(f"data.tag_scheme={tag_scheme}: choose one of {list(SCHEMES)}")
+    metric = metric or METRICS[tag_scheme][0]
+    if metric not in METRICS[tag_scheme]:
+        raise UserError(f"data.metric={metric}: with data.tag_scheme={tag_scheme} choose one of "
+                        f"{list(METRICS[tag_scheme])}")
     texts, digest = {}, hashlib.sha256()
     for split, name in (("train", train), ("test", test)):
         path = Path(str(name)).expanduser()
@@ -62,4 +70,4 @@ def load(train, test, columns=("word", "pos", "ner"), tag_scheme="iob2",
     return build_split(
         "conll_files", tables, columns, tuple(tags), spec, digest.hexdigest(),
         texts["train"][0], f"{Path(texts['train'][0]).name} / {Path(texts['test'][0]).name}",
-        metric="chunk_f1" if tag_scheme != "none" else "accuracy")
+        metric=metric)
