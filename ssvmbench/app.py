@@ -2,15 +2,17 @@
 
 import hashlib
 import sys
+from pathlib import Path
 
 import hydra
 from hydra.core.config_store import ConfigStore
+from hydra.experimental.callback import Callback
 from hydra.core.hydra_config import HydraConfig
 from hydra.types import RunMode
 from omegaconf import OmegaConf
 
 from ssvmbench import data as datasets
-from ssvmbench.errors import UserError
+from ssvmbench.errors import UserError, describe_os_error
 from ssvmbench.paths import config_dir
 from ssvmbench.runlog import Interrupted
 from ssvmbench.runner import run
@@ -28,6 +30,22 @@ def run_dirname(overrides):
 
 
 OmegaConf.register_new_resolver("run_dirname", run_dirname, replace=True)
+
+
+class KeepEarlierSweepRecord(Callback):
+    """Hydra writes the sweep's config to ``SWEEP_DIR/multirun.yaml`` and would overwrite
+    that of an earlier sweep into the same directory: keep the earlier one as
+    ``multirun.yaml.<its mtime>`` (configs/config.yaml: ``hydra.callbacks``)."""
+
+    def on_multirun_start(self, config, **kwargs):
+        record = Path(config.hydra.sweep.dir) / "multirun.yaml"
+        if record.exists():
+            stamp = int(record.stat().st_mtime)
+            aside = record.with_name(f"multirun.yaml.{stamp}")
+            while aside.exists():
+                stamp += 1
+                aside = record.with_name(f"multirun.yaml.{stamp}")
+            record.rename(aside)
 
 
 def store_plugin_configs():
@@ -51,6 +69,9 @@ def main(cfg):
     except UserError as err:
         print(f"ssvmbench run: error: {err}", file=sys.stderr)
         sys.exit(2)
+    except OSError as err:
+        print(f"ssvmbench run: error: {describe_os_error(err)}", file=sys.stderr)
+        sys.exit(1)
     except Interrupted as err:        # the whole sweep stops: SystemExit is not a job failure
         print(f"ssvmbench run: interrupted: {err}; run the same command again to redo it",
               file=sys.stderr)

@@ -7,8 +7,10 @@ every Hydra option work); the other subcommands use argparse.
 
 import argparse
 import sys
+import warnings
+from pathlib import Path
 
-from ssvmbench.errors import UserError
+from ssvmbench.errors import UserError, describe_os_error
 
 USAGE = """ssvmbench <command> [options]
 
@@ -26,7 +28,13 @@ commands:
 """
 
 
+def _one_line(message, category, *args, **kwargs):
+    """Warnings on the command line: one line, without the source line that raised them."""
+    return f"ssvmbench: warning: {message}\n"
+
+
 def main(argv=None):
+    warnings.formatwarning = _one_line
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] in ("-h", "--help"):
         print(USAGE)
@@ -40,6 +48,9 @@ def main(argv=None):
     except UserError as err:
         print(f"ssvmbench {command}: error: {err}", file=sys.stderr)
         return 2
+    except OSError as err:
+        print(f"ssvmbench {command}: error: {describe_os_error(err)}", file=sys.stderr)
+        return 1
     print(f"ssvmbench: unknown command '{command}'\n\n{USAGE}", file=sys.stderr)
     return 2
 
@@ -72,9 +83,24 @@ def _argparse_command(command, rest):
     return module.main(parser.parse_args(rest)) or 0
 
 
+def _check_output_dirs(rest):
+    """Create the run or sweep directory named on the command line (``hydra.run.dir=``,
+    ``hydra.sweep.dir=``; else ``results/``, the defaults' parent) now, so that a file in the
+    way, a read-only disk or a missing permission ends in one line, not in Hydra's report."""
+    if any(arg.startswith(("-h", "--help", "--hydra-help", "--cfg", "-c", "--info"))
+           for arg in rest):
+        return
+    given = [arg.split("=", 1)[1] for arg in rest
+             if arg.startswith(("hydra.run.dir=", "hydra.sweep.dir="))]
+    for directory in given or ["results"]:
+        if "${" not in directory:
+            Path(directory).mkdir(parents=True, exist_ok=True)
+
+
 def _run(rest):
     from ssvmbench import app
 
+    _check_output_dirs(rest)
     sys.argv = ["ssvmbench run"] + rest
     app.store_plugin_configs()
     app.main()

@@ -1,6 +1,7 @@
 """The exception type for bad input (its message says what to do), its case of a combination
-that cannot run, and the one check of a numeric setting."""
+that cannot run, the one check of a numeric setting, and the one line for a file system error."""
 
+import errno
 import math
 
 
@@ -29,3 +30,16 @@ def number(name, value, allow_none=False):
     if not math.isfinite(result) or isinstance(value, bool):
         raise UserError(f"{name}={value} must be a finite number")
     return result
+
+
+def describe_os_error(err):
+    """One line for a file system error (no permission, a read-only or full disk, a missing
+    folder): what happened, to which file, and what to do."""
+    where = " -> ".join(str(name) for name in (err.filename, err.filename2) if name)
+    hint = {errno.EACCES: "check its permissions", errno.EPERM: "check its permissions",
+            errno.EROFS: "the file system is read-only; choose another directory",
+            errno.ENOSPC: "free some space and run the same command again",
+            errno.ENOTDIR: "a part of the path is a file, not a folder",
+            errno.EEXIST: "a file of that name is in the way; choose another path",
+            errno.ENOENT: "check the path"}.get(err.errno, "check the path and the disk")
+    return f"{err.strerror or err}{': ' + where if where else ''} ({hint})"

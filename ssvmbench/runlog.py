@@ -1,13 +1,17 @@
 """HDF5 run log: one file per run, one row per checkpoint and iterate (DESIGN.md, Run log).
 
-Columns are 1-D resizable datasets under ``trace/``, grown in blocks; the number of valid
-rows is the root attribute ``n_rows``, updated after the data. The file is flushed after
-every append, so a run killed even by SIGKILL leaves a readable file with every checkpoint
-written so far (its ``status`` stays ``running``). Existing files are never overwritten:
-:func:`make_room` skips finished runs and keeps unfinished logs under another name.
+Columns are 1-D resizable datasets under ``trace/``, grown in blocks while the run writes
+and cut to their rows when it ends (so h5py, HDFView or pandas read only real rows); the
+number of valid rows is the root attribute ``n_rows``, updated after the data. The file is
+flushed after every append, so a run killed even by SIGKILL leaves a readable file with every
+checkpoint written so far (its ``status`` stays ``running``); a disk without room for the
+next rows (:data:`FREE_MARGIN`) stops the run as interrupted before HDF5 fails. Existing
+files are never overwritten: :func:`make_room` skips finished runs and keeps unfinished logs
+under another name.
 """
 
 import datetime
+import shutil
 import warnings
 from pathlib import Path
 
@@ -20,6 +24,7 @@ from ssvmbench.errors import UserError
 
 BLOCK = 256
 SCHEMA_VERSION = 1
+REQUIRED_COLUMNS = ("effective_pass", "iterate", "primal")     # what every plot reads
 METADATA = ("solver", "method", "data", "data_variant", "lambda", "l1", "n", "d", "seed", "status",
             "loss", "objective", "git_revision", "dataset_checksum", "overrides", "started",
             "finished")
@@ -27,6 +32,29 @@ METADATA = ("solver", "method", "data", "data_variant", "lambda", "l1", "n", "d"
 
 class Interrupted(Exception):
     """Raised (by the runner's SIGTERM handler) to stop a run; the log says ``interrupted``."""
+
+
+class DiskFull(Interrupted):
+    """The disk has no room for the next write: the run stops as interrupted, and continues
+    when the same command runs again with space freed."""
+
+
+FREE_MARGIN = 32 * 2**20     # bytes a write must leave free on the disk
+
+
+def check_space(directory, needed=0):
+    """Raise :class:`DiskFull` unless ``needed`` bytes plus :data:`FREE_MARGIN` are free on
+    the disk of ``directory``."""
+    free = shutil.disk_usage(directory).free
+    if free < needed + FREE_MARGIN:
+        raise DiskFull(f"the disk of {directory} is full ({free / 2**20:.0f} MiB free, "
+                       f"{(needed + FREE_MARGIN) / 2**20:.0f} MiB needed; free some space)")
+
+
+class Diverged(Exception):
+    """Raised when a logged objective is NaN or infinite; the log says ``diverged``, a
+    result like ``finished`` that re-runs keep."""
+
 
 
 def _now():
@@ -77,15 +105,20 @@ class RunLog:
             raise ValueError("every column must be 1-D and all of the same length: "
                              + str({key: v.shape for key, v in columns.items()}))
         end = self.n_rows + len(next(iter(columns.values())))
-        for key, values in columns.items():
-            if key not in self.trace:
-                self._create(key, values.dtype)
-            dataset = self.trace[key]
-            if dataset.shape[0] < end:
-                dataset.resize((-(-end // BLOCK) * BLOCK,))
-            if h5py.check_string_dtype(dataset.dtype):
-                values = values.astype(str).astype(object)
-            dataset[self.n_rows:end] = values
+        check_space(self.path.parent)
+        try:
+            for key, values in columns.items():
+                if key not in self.trace:
+                    self._create(key, values.dtype)
+                dataset = self.trace[key]
+                if dataset.shape[0] < end:
+                    dataset.resize((-(-end // BLOCK) * BLOCK,))
+                if h5py.check_string_dtype(dataset.dtype):
+                    values = values.astype(str).astype(object)
+                dataset[self.n_rows:end] = values
+            self.file.flush()
+        except OSError as err:        # n_rows still counts only the rows fully written
+            raise DiskFull(f"could not write {self.path}: {err}") from None
         self.n_rows = end
         self.file.attrs["n_rows"] = end
         self.file.flush()
@@ -124,11 +157,18 @@ class RunLog:
         """Record the final ``status`` (and ``error`` message) and close; idempotent."""
         if not self.file:
             return
-        self.file.attrs.update(status=status, finished=_now())
-        if error:
-            self.file.attrs["error"] = error
-        self.file.flush()
-        self.file.close()
+        try:
+            for dataset in self.trace.values():  # columns as long as their rows, for any reader
+                if dataset.shape[0] != self.n_rows:
+                    dataset.resize((self.n_rows,))
+            self.file.attrs.update(status=status, finished=_now())
+            if error:
+                self.file.attrs["error"] = error
+            self.file.flush()
+        except OSError:       # a full disk: the rows written so far and n_rows stay as they are
+            pass
+        finally:
+            self.file.close()
 
     def __enter__(self):
         return self
@@ -138,6 +178,8 @@ class RunLog:
             self.close("finished")
         elif issubclass(kind, (KeyboardInterrupt, Interrupted)):
             self.close("interrupted", str(error) or kind.__name__)
+        elif issubclass(kind, Diverged):
+            self.close("diverged", str(error))
         else:
             self.close("failed", f"{kind.__name__}: {error}")
         return False
@@ -146,13 +188,13 @@ class RunLog:
 def make_room(path, config, code=None, reuse_stale=False):
     """Whether a run of ``config`` (its resolved YAML) may start writing ``path``, so that a
     re-run sweep redoes only what is missing: ``False`` if ``path`` holds the finished (or
-    skipped, :func:`write_skipped`) log of this configuration made by the same ``code`` (the
-    identity the log records as ``code``: git revision and the versions that shape its
-    numbers; ``None``: not compared), or a log that a live process is writing (HDF5 keeps it
-    locked); ``True`` if ``path`` is free, after renaming an unfinished log (killed,
+    diverged, or skipped, :func:`write_skipped`) log of this configuration made by the same
+    ``code`` (the identity the log records as ``code``: git revision and the versions that
+    shape its numbers; ``None``: not compared), or a log that a live process is writing
+    (HDF5 keeps it locked); ``True`` if ``path`` is free, after renaming an unfinished log (killed,
     interrupted, failed) or a stale one (other code, unless ``reuse_stale``) to
-    ``<path>.<status>-<start time>``, which is kept. A finished log of another configuration
-    is refused."""
+    ``<path>.<status>-<start time>``, which is kept (an unreadable file: to
+    ``<path>.unreadable-<mtime>``). A finished log of another configuration is refused."""
     path = Path(path)
     try:
         with h5py.File(path, "r") as f:
@@ -165,14 +207,19 @@ def make_room(path, config, code=None, reuse_stale=False):
     except BlockingIOError:
         print(f"{path}: being written by another process, skipped")
         return False
-    if status in ("finished", "skipped"):
+    except (OSError, KeyError, RuntimeError, ValueError) as err:   # not HDF5, or truncated
+        aside = path.with_name(f"{path.name}.unreadable-{int(path.stat().st_mtime)}")
+        path.rename(aside)
+        print(f"{path}: not a readable run log ({err}); kept as {aside.name}; running again")
+        return True
+    if status in ("finished", "skipped", "diverged"):
         if not same:
             raise UserError(f"{path} holds a {status} run of another configuration; choose "
                             "another hydra.run.dir / hydra.sweep.dir or move it away")
         changed = [f"{key} {made_by.get(key, '?')} -> {value}"
                    for key, value in (code or {}).items() if made_by.get(key) != value]
         if not changed or reuse_stale:
-            print((f"{path}: finished already, skipped" if status == "finished" else
+            print((f"{path}: {status} already, skipped" if status != "skipped" else
                    f"{path}: skipped already ({reason})")
                   + (f" (made by other code, kept: reuse_stale=true; {', '.join(changed)})"
                      if changed else ""))
@@ -251,6 +298,13 @@ def load_logs(*roots):
         except (OSError, KeyError, ValueError, RuntimeError) as err:
             # RuntimeError: h5py read a log in the middle of a write by a running job
             warnings.warn(f"skipping unreadable run log {path}: {err}")
+            continue
+        missing = [c for c in REQUIRED_COLUMNS if c not in trace] if len(trace) else []
+        schema = attrs.get("schema_version", SCHEMA_VERSION)
+        if missing or schema != SCHEMA_VERSION:
+            warnings.warn(f"skipping run log {path}: " + (
+                f"no column {', '.join(missing)}" if missing else
+                f"schema version {schema}, this ssvmbench reads {SCHEMA_VERSION}"))
             continue
         attrs.setdefault("method", attrs.get("solver", pd.NA))
         for key in METADATA:

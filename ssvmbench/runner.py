@@ -1,5 +1,6 @@
 """One run: config -> data -> task -> solver -> checkpoints -> HDF5 run log."""
 
+import math
 import os
 import pickle
 import re
@@ -20,7 +21,8 @@ from ssvmbench.errors import Incompatible, UserError, number
 from ssvmbench import objective
 from ssvmbench.monitor import measure, schedule
 from ssvmbench.runlock import Busy, RunLock
-from ssvmbench.runlog import Interrupted, RunLog, make_room, resumable, write_skipped
+from ssvmbench.runlog import (Diverged, DiskFull, Interrupted, RunLog, check_space, make_room,
+                              resumable, write_skipped)
 from ssvmbench.solvers import make_solver
 from ssvmbench.tasks import make_task
 from ssvmbench.tasks.oracles import Oracle
@@ -42,9 +44,10 @@ def resolve_lambda(spec, n, name="lambda", allow_zero=False):
             raise UserError(f"{name}={spec} is not a number; give e.g. {name}=0.01, "
                             f"{name}=1/n or {name}=inv_n") from None
     number_given = isinstance(spec, (int, float)) and not isinstance(spec, bool)
-    if not number_given or not (spec >= 0 if allow_zero else spec > 0):
+    if (not number_given or not math.isfinite(spec)
+            or not (spec >= 0 if allow_zero else spec > 0)):
         kind = "non-negative" if allow_zero else "positive"
-        raise UserError(f"{name}={spec} must be a {kind} number (or 1/n, inv_n)")
+        raise UserError(f"{name}={spec} must be a finite {kind} number (or 1/n, inv_n)")
     return float(spec)
 
 
@@ -71,6 +74,26 @@ def resolve_objective(cfg, n):
         raise UserError(f"C={C}, rho1={rho1}, rho2={rho2}: need C > 0, rho1 >= 0 and rho2 > 0 "
                         "(rho2 defaults to 1 - rho1)")
     return rho2 / (C * n), rho1 / (C * n)
+
+
+def check_settings(cfg):
+    """Refuse a bad run setting in one line before any data are loaded: the seed, the
+    passes, the objective's parameters (their syntax; ``1/n`` is resolved later) and the
+    oracle. The solver's own options are checked when it is built."""
+    missing = sorted(OmegaConf.missing_keys(cfg))
+    if missing:
+        raise UserError(f"{', '.join(missing)} must be given (e.g. {missing[0]}=VALUE)")
+    seed = cfg.seed
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise UserError(f"seed={seed} must be a whole number >= 0")
+    passes = number("solver.passes", cfg.solver.passes)
+    if not passes > 0:
+        raise UserError(f"solver.passes={cfg.solver.passes} must be > 0")
+    resolve_objective(cfg, 1)
+    Oracle(**OmegaConf.to_container(cfg.oracle, resolve=True))
+    for key in ("gap", "time_s"):
+        if cfg.stop[key] is not None and not number(f"stop.{key}", cfg.stop[key]) > 0:
+            raise UserError(f"stop.{key}={cfg.stop[key]} must be positive (or null)")
 
 
 def load_tasks(cfg):
@@ -122,14 +145,9 @@ def run(cfg, run_dir, overrides=(), sweep=False) -> Path:
     path. ``overrides``: the command line's, recorded in the log. In a ``sweep``, a
     combination that cannot run (:class:`~ssvmbench.errors.Incompatible`) leaves a skipped
     log with the reason and lets the sweep go on."""
-    missing = sorted(OmegaConf.missing_keys(cfg))
-    if missing:
-        raise UserError(f"{', '.join(missing)} must be given (e.g. {missing[0]}=VALUE)")
-    passes = cfg.solver.passes
-    points = schedule(passes, cfg.eval.every, cfg.eval.log_start, cfg.eval.per_decade)
-    for key in ("gap", "time_s"):
-        if cfg.stop[key] is not None and not cfg.stop[key] > 0:
-            raise UserError(f"stop.{key}={cfg.stop[key]} must be positive (or null)")
+    check_settings(cfg)
+    points = schedule(float(cfg.solver.passes), cfg.eval.every, cfg.eval.log_start,
+                      cfg.eval.per_decade)
     path = Path(run_dir) / LOG_NAME
     config = OmegaConf.to_yaml(cfg, resolve=True)
     try:
@@ -190,9 +208,17 @@ def _run_owned(cfg, path, config, overrides, sweep, points):
                 if cfg.get("save_weights", True):
                     save_weights(path.with_name(WEIGHTS_NAME), solver)
         except Interrupted as err:
-            save_state(state_path, solver, clock)
+            try:
+                save_state(state_path, solver, clock)
+            except DiskFull:
+                pass                 # the state saved last (resume.every_s), if any, stays
             raise Interrupted(f"{err} after {solver.oracle_calls / train.n:.3g} passes; "
                               f"its log {path} says status=interrupted") from None
+        except Diverged as err:
+            print(f"ssvmbench run: diverged: {err}; its log {path} says status=diverged "
+                  "(a smaller step size may help)", file=sys.stderr)
+            state_path.unlink(missing_ok=True)
+            return path
         state_path.unlink(missing_ok=True)
     print(f"run log: {path}")
     return path
@@ -201,13 +227,26 @@ def _run_owned(cfg, path, config, overrides, sweep, points):
 STATE_NAME = "state.pkl"
 
 
+def _write_atomically(path, arrays, write):
+    """``write(file)`` to ``path`` through a temporary file, after checking the disk has room
+    for ``arrays`` (their bytes); a failed write leaves no temporary file and raises
+    :class:`~ssvmbench.runlog.DiskFull`."""
+    check_space(path.parent, sum(a.nbytes for a in arrays if isinstance(a, np.ndarray)))
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        with open(tmp, "wb") as out:
+            write(out)
+        tmp.replace(path)
+    except OSError as err:
+        tmp.unlink(missing_ok=True)
+        raise DiskFull(f"could not write {path}: {err}") from None
+
+
 def save_state(path, solver, clock):
     """The solver's state and the clocks, written atomically beside the run log."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as out:
-        pickle.dump({"solver": solver.state_dict(), "clock": dict(clock)}, out,
-                    protocol=pickle.HIGHEST_PROTOCOL)
-    tmp.replace(path)
+    state = {"solver": solver.state_dict(), "clock": dict(clock)}
+    _write_atomically(path, state["solver"].values(),
+                      lambda out: pickle.dump(state, out, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 WEIGHTS_NAME = "weights.npz"
@@ -217,10 +256,8 @@ def save_weights(path, solver):
     """The final weights of every logged iterate (``raw``, ``wavg``, …; float64, compressed)
     beside the run log, written atomically: ``np.load(path)["wavg"]`` is a trained model
     for ``make_task(split).evaluate(w)``."""
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as out:
-        np.savez_compressed(out, **{name: w for name, w, _ in solver.iterates()})
-    tmp.replace(path)
+    weights = {name: w for name, w, _ in solver.iterates()}
+    _write_atomically(path, weights.values(), lambda out: np.savez_compressed(out, **weights))
 
 
 def _train(cfg, solver, train, test, points, log, signals, clock, save):
@@ -248,6 +285,11 @@ def _train(cfg, solver, train, test, points, log, signals, clock, save):
                     oracle_calls=[solver.oracle_calls] * k,
                     time_s=[clock["solver_s"]] * k, eval_time_s=[clock["eval_s"]] * k)
         log.append(rows)
+        bad = [name for name, value in zip(rows["iterate"], rows["primal"])
+               if not math.isfinite(value)]
+        if bad:
+            raise Diverged(f"the primal objective of iterate {bad[0]} is not finite after "
+                           f"{solver.oracle_calls / train.n:.3g} passes")
         if time.perf_counter() - last_save >= cfg.resume.every_s:
             save()
             last_save = time.perf_counter()

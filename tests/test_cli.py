@@ -288,40 +288,44 @@ def test_a_stop_ends_the_whole_sweep_in_one_line(data_root, tmp_path):
     assert len(logs) == 1 and read_log(logs[0])[1]["status"] == "interrupted"
 
 
-def _stop_after_rows(args, log, rows, sig, cwd):
-    """Start ``ssvmbench run ARGS``, send ``sig`` once its log has ``rows`` rows."""
+def _stop_after_rows(args, log, rows, sig, cwd, resumed=0):
+    """Start ``ssvmbench run ARGS``, send ``sig`` once its log has ``rows`` rows (and has
+    been continued ``resumed`` times)."""
     proc = subprocess.Popen([EXE, "run", *args], cwd=cwd, stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     deadline = time.time() + 300
     while time.time() < deadline:
         with contextlib.suppress(OSError, KeyError, RuntimeError):
-            if len(read_log(log)[0]) >= rows:
+            trace, attrs = read_log(log)
+            if len(trace) >= rows and attrs.get("resumed", 0) >= resumed:
                 break
         time.sleep(0.2)
     proc.send_signal(sig)
     proc.wait(timeout=120)
 
 
-@pytest.mark.parametrize("sig, extra", [(signal.SIGTERM, []),
-                                        (signal.SIGKILL, ["resume.every_s=0"])])
-def test_a_stopped_run_continues_where_it_stopped(data_root, tmp_path, sig, extra):
-    """Stopped (SIGTERM: the state is saved on the way out) or killed (SIGKILL: the state of
-    the last checkpoint), the same command continues the run; its finished trace equals an
-    uninterrupted run's in every column but the times."""
+@pytest.mark.parametrize("sig, extra, times", [(signal.SIGTERM, [], 1),
+                                               (signal.SIGKILL, ["resume.every_s=0"], 3)])
+def test_a_stopped_run_continues_where_it_stopped(data_root, tmp_path, sig, extra, times):
+    """Stopped (SIGTERM: the state is saved on the way out) or killed three times along the
+    way (SIGKILL: the state of the last checkpoint), the same command continues the run; its
+    finished trace equals an uninterrupted run's in every column but the times."""
     args = ["solver=bcfw", "data=ocr", "+data.subset=0.3", "lambda=0.001", "solver.passes=8",
             "eval.every=0.5", "solver.iterates=[raw,wavg]", *extra]
     stopped = tmp_path / "stopped"
-    _stop_after_rows([*args, f"hydra.run.dir={stopped}"], stopped / "run.h5", 6, sig,
-                     tmp_path)
-    trace, attrs = read_log(stopped / "run.h5")
-    assert attrs["status"] == ("interrupted" if sig == signal.SIGTERM else "running")
-    assert (stopped / "state.pkl").exists() and trace["effective_pass"].max() < 8
+    for k in range(times):
+        _stop_after_rows([*args, f"hydra.run.dir={stopped}"], stopped / "run.h5", 6 * (k + 1),
+                         sig, tmp_path, resumed=k)
+        trace, attrs = read_log(stopped / "run.h5")
+        assert attrs["status"] == ("interrupted" if sig == signal.SIGTERM else "running"), (
+            k, attrs.get("error"), attrs.get("resumed"))
+        assert (stopped / "state.pkl").exists() and trace["effective_pass"].max() < 8
     again = ssvmbench("run", *args, f"hydra.run.dir={stopped}", cwd=tmp_path).stdout
     assert "continuing the stopped run from pass" in again
     ssvmbench("run", *args, f"hydra.run.dir={tmp_path / 'whole'}", cwd=tmp_path)
     resumed, attrs = read_log(stopped / "run.h5")
     whole, _ = read_log(tmp_path / "whole" / "run.h5")
-    assert attrs["status"] == "finished" and attrs["resumed"] == 1
+    assert attrs["status"] == "finished" and attrs["resumed"] == times
     assert not (stopped / "state.pkl").exists()
     columns = [c for c in whole if c not in ("time_s", "eval_time_s")]
     pd.testing.assert_frame_equal(resumed[columns], whole[columns])

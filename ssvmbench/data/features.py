@@ -15,7 +15,10 @@ names are spelled out only for the distinct values a hashing run needs.
 import hashlib
 import json
 import re
+import sys
 import tempfile
+import time
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -244,18 +247,34 @@ def _csr(ids):
     return ptr.astype(np.int64), ids[keep].astype(np.int32), np.ones(int(ptr[-1]))
 
 
+ORPHAN_AGE_S = 3600     # a temporary cache file this old belongs to no live process
+
+
 def cached(key_parts, compute):
     """``compute()`` (a dict of arrays) cached in ``cache_dir()/features`` under a key made
     of ``key_parts`` (data checksums, template settings, extraction format). Safe when
-    several processes (a parallel sweep) build the same key at once."""
+    several processes (a parallel sweep) build the same key at once. A cache file that does
+    not read (truncated, empty) is rebuilt; a write that fails or is interrupted leaves no
+    temporary file."""
     key = hashlib.sha256(json.dumps([FORMAT, key_parts], sort_keys=True).encode()).hexdigest()
     path = cache_dir() / "features" / f"{key[:32]}.npz"
     if path.exists():
-        with np.load(path) as stored:
-            return {name: stored[name] for name in stored.files}
+        try:
+            with np.load(path) as stored:
+                return {name: stored[name] for name in stored.files}
+        except (OSError, ValueError, EOFError, zipfile.BadZipFile) as err:
+            print(f"{path}: unreadable feature cache ({type(err).__name__}: {err}); "
+                  "rebuilding it", file=sys.stderr)
     result = compute()
     path.parent.mkdir(parents=True, exist_ok=True)
+    for orphan in path.parent.glob("*.tmp"):     # left by a killed process (SIGKILL)
+        if time.time() - orphan.stat().st_mtime > ORPHAN_AGE_S:
+            orphan.unlink(missing_ok=True)
     with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as tmp:
-        np.savez(tmp, **result)          # a private file per process, then an atomic
-    Path(tmp.name).replace(path)         # rename: concurrent runs may build the same key
+        try:
+            np.savez(tmp, **result)      # a private file per process, then an atomic
+        except BaseException:            # rename: concurrent runs may build the same key
+            Path(tmp.name).unlink(missing_ok=True)
+            raise
+    Path(tmp.name).replace(path)
     return result

@@ -37,6 +37,8 @@ def load(root=None, fold=None, download=True) -> SplitData:
         pixels, labels, lengths, folds = (_read_letter_data(path) if path.name == LETTER_DATA
                                           else _read_pickle(path))
         _check_counts(lengths, folds)
+    except PermissionError:      # not corrupt: one line from the command line
+        raise
     except (OSError, EOFError, ValueError) as err:
         raise UserError(f"cannot use {path}: {err}; delete it and run "
                         "`ssvmbench data fetch ocr`") from None

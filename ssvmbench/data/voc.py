@@ -44,6 +44,8 @@ def load_voc(root=None, object_class="cat", label_file=None, features_dir=None,
     try:
         with open(label_path, "rb") as f:
             image_ids, _, boxes, _, ious = pickle.load(f, encoding="latin1")
+    except PermissionError:      # not corrupt: one line from the command line
+        raise
     except (OSError, EOFError, ValueError, TypeError, pickle.UnpicklingError) as err:
         raise UserError(f"data=voc: {label_path} is not a label pickle (image_ids, labels, "
                         f"boxes, projected_boxes, ious): {err}") from None

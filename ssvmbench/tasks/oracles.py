@@ -40,8 +40,10 @@ class Oracle:
             raise UserError(f"oracle.K={self.K} must be a whole number >= 1")
         if self.name != "max" and not mu > 0:
             raise UserError(f"oracle.mu={self.mu} must be > 0 for oracle={self.name}")
+        if not mu >= 0:
+            raise UserError(f"oracle.mu={self.mu} must be >= 0 (the smoothing of top-K and exp)")
         object.__setattr__(self, "K", int(K))
-        object.__setattr__(self, "mu", mu)
+        object.__setattr__(self, "mu", 0.0 if self.name == "max" else mu)  # max: unsmoothed
 
     @property
     def kind(self):

@@ -1,0 +1,197 @@
+"""Bad input, full disks, broken files and diverging runs end in one clear line or a clear
+status, and nothing already written is lost (issue 19): each case here failed before."""
+
+import errno
+import os
+
+import h5py
+import numpy as np
+import pytest
+
+from ssvmbench import api, runlog
+from ssvmbench.data import features
+from ssvmbench.errors import UserError, describe_os_error
+from ssvmbench.runlog import Interrupted, RunLog, load_logs, read_log
+from ssvmbench.runner import check_settings
+from ssvmbench.solvers import registered
+from ssvmbench.solvers.sgd import SGD
+
+from test_cli import ssvmbench
+
+OCR = ["data=ocr", "+data.subset=0.05", "lambda=0.01"]
+
+
+@pytest.mark.parametrize("override, message", [
+    ("seed=-1", "seed=-1 must be a whole number >= 0"),
+    ("seed=abc", "seed=abc must be a whole number >= 0"),
+    ("solver.passes=abc", "solver.passes=abc must be a finite number"),
+    ("solver.passes=0", "solver.passes=0 must be > 0"),
+    ("lambda=inf", "lambda=inf must be a finite positive number"),
+    ("l1=nan", "l1=nan must be a finite non-negative number"),
+    ("oracle.mu=-1", "oracle.mu=-1 must be >= 0"),
+    ("stop.gap=abc", "stop.gap=abc must be a finite number"),
+])
+def test_bad_settings_are_refused_before_any_data_is_read(override, message):
+    with pytest.raises(UserError, match=message):
+        check_settings(api.config(["solver=ssg", "data=brown", override]))
+
+
+def test_a_bad_setting_on_big_data_fails_at_once(tmp_path):
+    """data=brown lambda=abc used to fail after loading 1 GB; now nothing is loaded (the data
+    root does not even exist)."""
+    result = ssvmbench("run", "data=brown", "lambda=abc", f"data.root={tmp_path / 'none'}",
+                       f"hydra.run.dir={tmp_path / 'run'}", cwd=tmp_path, check=False)
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines()[-1] == (
+        "ssvmbench run: error: lambda=abc is not a number; give e.g. lambda=0.01, "
+        "lambda=1/n or lambda=inv_n")
+
+
+class NaNAfterTwoPasses(SGD):
+    name = "nan_after_two"
+
+    def state(self):
+        a, v, ell = super().state()
+        return (np.nan if self.oracle_calls > 2 * self.task.n else a), v, ell
+
+
+def test_a_diverging_run_stops_as_diverged_and_is_kept(data_root, tmp_path, monkeypatch,
+                                                       capsys):
+    monkeypatch.setitem(registered(), NaNAfterTwoPasses.name, NaNAfterTwoPasses)
+    args = ["solver=nan_after_two", *OCR, "solver.passes=10"]
+    trace, attrs = api.run(args, tmp_path / "run")
+    assert attrs["status"] == "diverged" and "not finite after 3 passes" in attrs["error"]
+    assert trace["effective_pass"].max() == 3
+    assert "diverged: the primal objective of iterate raw" in capsys.readouterr().err
+    api.run(args, tmp_path / "run")                    # kept: not redone
+    assert "diverged already, skipped" in capsys.readouterr().out
+
+
+def test_a_corrupt_log_in_the_run_directory_is_set_aside(data_root, tmp_path, capsys):
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    (run_dir / "run.h5").write_text("not an HDF5 file")
+    _, attrs = api.run(["solver=ssg", *OCR, "solver.passes=1"], run_dir)
+    assert attrs["status"] == "finished"
+    kept = list(run_dir.glob("run.h5.unreadable-*"))
+    assert len(kept) == 1 and kept[0].read_text() == "not an HDF5 file"
+    assert "not a readable run log" in capsys.readouterr().out
+
+
+def test_a_finished_log_has_columns_as_long_as_its_rows(data_root, tmp_path):
+    """Plain h5py (and HDFView, pandas) read no padding rows; read_log still reads logs of
+    the earlier, padded layout."""
+    api.run(["solver=ssg", *OCR, "solver.passes=2"], tmp_path / "run")
+    with h5py.File(tmp_path / "run" / "run.h5") as f:
+        n = f.attrs["n_rows"]
+        assert n > 0 and {len(d) for d in f["trace"].values()} == {n}
+    padded = RunLog(tmp_path / "padded.h5", {})
+    padded.append({"effective_pass": [1.0, 2.0], "iterate": ["raw", "raw"]})
+    padded.file.close()                                     # as a run of the earlier layout
+    with h5py.File(tmp_path / "padded.h5") as f:
+        assert len(f["trace/effective_pass"]) == runlog.BLOCK
+    trace, _ = read_log(tmp_path / "padded.h5")
+    assert list(trace["effective_pass"]) == [1.0, 2.0] and list(trace["iterate"]) == ["raw"] * 2
+
+
+def test_a_full_disk_stops_the_run_as_interrupted_and_it_continues(data_root, tmp_path,
+                                                                  monkeypatch):
+    """Once the disk has no room, the run stops before HDF5 writes: the log keeps every row
+    written so far (n_rows counts them), says interrupted, and the same command continues
+    from the last saved state when there is room again."""
+    real = runlog.shutil.disk_usage
+    calls = {"n": 0}
+
+    def filling(path):
+        calls["n"] += 1
+        usage = real(path)
+        return usage._replace(free=0) if calls["n"] > 6 else usage
+    monkeypatch.setattr(runlog.shutil, "disk_usage", filling)
+    args = ["solver=bcfw", *OCR, "solver.passes=8", "resume.every_s=0"]
+    with pytest.raises(Interrupted, match="is full"):
+        api.run(args, tmp_path / "run")
+    trace, attrs = read_log(tmp_path / "run" / "run.h5")
+    assert attrs["status"] == "interrupted" and "is full" in attrs["error"]
+    with h5py.File(tmp_path / "run" / "run.h5") as f:
+        assert f.attrs["n_rows"] == len(trace) > 0
+        assert {len(d) for d in f["trace"].values()} == {len(trace)}
+    assert not list((tmp_path / "run").glob("*.tmp"))
+    monkeypatch.setattr(runlog.shutil, "disk_usage", real)
+    trace, attrs = api.run(args, tmp_path / "run")
+    assert attrs["status"] == "finished" and attrs["resumed"] == 1
+    assert trace["effective_pass"].max() == 8
+
+
+def test_an_earlier_sweeps_record_is_kept(data_root, tmp_path):
+    sweep = tmp_path / "sweep"
+    for seed in (0, 1):
+        ssvmbench("run", "-m", "solver=ssg", *OCR, "solver.passes=1", f"seed={seed}",
+                  f"hydra.sweep.dir={sweep}", cwd=tmp_path)
+    kept = list(sweep.glob("multirun.yaml.*"))
+    assert len(kept) == 1 and "seed=0" in kept[0].read_text()
+    assert "seed=1" in (sweep / "multirun.yaml").read_text()
+
+
+def test_a_file_in_the_way_of_the_run_directory_is_one_line(tmp_path):
+    (tmp_path / "taken").write_text("")
+    result = ssvmbench("run", "solver=ssg", f"hydra.run.dir={tmp_path / 'taken' / 'run'}",
+                       cwd=tmp_path, check=False)
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        f"ssvmbench run: error: Not a directory: {tmp_path / 'taken' / 'run'} (a part of the "
+        "path is a file, not a folder)"]
+
+
+def test_plot_skips_a_log_without_the_columns_it_needs_naming_it(data_root, tmp_path):
+    api.run(["solver=ssg", *OCR, "solver.passes=1"], tmp_path / "logs" / "good")
+    with h5py.File(tmp_path / "logs" / "odd.h5", "w") as f:
+        f.attrs.update(status="finished", n_rows=2, solver="x", data="ocr")
+        f.create_group("trace").create_dataset("effective_pass", data=[1.0, 2.0])
+    with pytest.warns(UserWarning, match=r"skipping run log .*odd.h5: no column iterate"):
+        table = load_logs(tmp_path / "logs")
+    assert set(table["solver"]) == {"ssg"}
+    result = ssvmbench("plot", str(tmp_path / "logs"), "-o", str(tmp_path / "figs"),
+                       cwd=tmp_path, env={"PYTHONWARNINGS": "default"})
+    assert "ssvmbench: warning: skipping run log" in result.stderr
+    assert "Traceback" not in result.stderr and (tmp_path / "figs" / "summary.csv").exists()
+
+
+@pytest.mark.parametrize("content", [b"", b"PK\x03\x04 truncated"])
+def test_an_unreadable_feature_cache_is_rebuilt(tmp_path, monkeypatch, content, capsys):
+    monkeypatch.setenv("SSVMBENCH_CACHE_DIR", str(tmp_path))
+    built = features.cached(["probe"], lambda: {"ids": np.arange(3)})
+    path, = (tmp_path / "features").glob("*.npz")
+    path.write_bytes(content)
+    again = features.cached(["probe"], lambda: {"ids": np.arange(3)})
+    assert np.array_equal(again["ids"], built["ids"]) and "rebuilding it" in capsys.readouterr().err
+    with np.load(path) as stored:
+        assert np.array_equal(stored["ids"], built["ids"])
+
+
+def test_a_file_without_read_permission_is_named_not_called_corrupt(data_root, monkeypatch):
+    """(As root, chmod does not stop a read: the denial is simulated.) The loader lets the
+    PermissionError through instead of advising to delete the file; the command line prints
+    it in one line."""
+    from ssvmbench.data import ocr
+
+    def denied(path):
+        raise PermissionError(errno.EACCES, "Permission denied", str(path))
+    monkeypatch.setattr(ocr, "_read_pickle", denied)
+    with pytest.raises(PermissionError):
+        ocr.load(root=data_root, download=False)
+    assert describe_os_error(PermissionError(errno.EACCES, "Permission denied", "/d/x")) == (
+        "Permission denied: /d/x (check its permissions)")
+
+
+def test_a_killed_extractions_temporary_file_is_cleaned_up(tmp_path, monkeypatch):
+    """A SIGTERM during extraction is deferred to the next check (StopSignals), so the cache
+    write completes; a SIGKILL can leave a temporary file, removed by the next write."""
+    monkeypatch.setenv("SSVMBENCH_CACHE_DIR", str(tmp_path))
+    (tmp_path / "features").mkdir()
+    orphan, fresh = tmp_path / "features" / "old.tmp", tmp_path / "features" / "new.tmp"
+    for path in (orphan, fresh):
+        path.write_bytes(b"partial")
+    old = orphan.stat().st_mtime - features.ORPHAN_AGE_S - 1
+    os.utime(orphan, (old, old))
+    features.cached(["probe"], lambda: {"ids": np.arange(3)})
+    assert not orphan.exists() and fresh.exists()      # a live process's file stays
