@@ -1,5 +1,6 @@
 """One run: config -> data -> task -> solver -> checkpoints -> HDF5 run log."""
 
+import dataclasses
 import math
 import os
 import pickle
@@ -16,6 +17,7 @@ import numpy as np
 from omegaconf import OmegaConf
 from tqdm import tqdm
 
+from ssvmbench.data import check_options as check_data_options
 from ssvmbench.data import load_split
 from ssvmbench.errors import Incompatible, UserError, number
 from ssvmbench import objective
@@ -23,7 +25,7 @@ from ssvmbench.monitor import measure, schedule
 from ssvmbench.runlock import Busy, RunLock
 from ssvmbench.runlog import (Diverged, DiskFull, Interrupted, RunLog, check_space, make_room,
                               resumable, write_skipped)
-from ssvmbench.solvers import make_solver
+from ssvmbench.solvers import make_solver, registered
 from ssvmbench.tasks import make_task
 from ssvmbench.tasks.oracles import Oracle
 
@@ -78,11 +80,21 @@ def resolve_objective(cfg, n):
 
 def check_settings(cfg):
     """Refuse a bad run setting in one line before any data are loaded: the seed, the
-    passes, the objective's parameters (their syntax; ``1/n`` is resolved later) and the
-    oracle. The solver's own options are checked when it is built."""
+    passes, the objective's parameters (their syntax; ``1/n`` is resolved later), the oracle,
+    and the names of the solver's and the dataset's options (``+solver.pases=5`` would
+    otherwise be ignored); the options' values are checked when the solver is built."""
     missing = sorted(OmegaConf.missing_keys(cfg))
     if missing:
         raise UserError(f"{', '.join(missing)} must be given (e.g. {missing[0]}=VALUE)")
+    if "experiment" in cfg:
+        raise UserError("presets are not run configs: run `ssvmbench reproduce NAME` "
+                        "(`ssvmbench reproduce` lists them), not `run +experiment=NAME`")
+    solvers = registered()
+    if cfg.solver.name not in solvers:
+        raise UserError(f"unknown solver '{cfg.solver.name}': choose one of {sorted(solvers)}")
+    solvers[cfg.solver.name].check_option_names(
+        [key for key in cfg.solver if key not in ("name", "passes")])
+    check_data_options(cfg.data.name, [key for key in cfg.data if key != "name"])
     seed = cfg.seed
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise UserError(f"seed={seed} must be a whole number >= 0")
@@ -90,7 +102,7 @@ def check_settings(cfg):
     if not passes > 0:
         raise UserError(f"solver.passes={cfg.solver.passes} must be > 0")
     resolve_objective(cfg, 1)
-    Oracle(**OmegaConf.to_container(cfg.oracle, resolve=True))
+    oracle(cfg)
     for key in ("gap", "time_s"):
         if cfg.stop[key] is not None and not number(f"stop.{key}", cfg.stop[key]) > 0:
             raise UserError(f"stop.{key}={cfg.stop[key]} must be positive (or null)")
@@ -109,8 +121,17 @@ def build_solver(cfg, task, lam, l1):
     options = OmegaConf.to_container(cfg.solver, resolve=True)
     solver_name = options.pop("name")
     options.pop("passes")
-    oracle = Oracle(**OmegaConf.to_container(cfg.oracle, resolve=True))
-    return make_solver(solver_name, task, lam, options, int(cfg.seed), oracle, l1)
+    return make_solver(solver_name, task, lam, options, int(cfg.seed), oracle(cfg), l1)
+
+
+def oracle(cfg):
+    """The configured :class:`~ssvmbench.tasks.oracles.Oracle` (unknown keys refused)."""
+    given = OmegaConf.to_container(cfg.oracle, resolve=True)
+    known = [f.name for f in dataclasses.fields(Oracle)]
+    unknown = sorted(set(given) - set(known))
+    if unknown:
+        raise UserError(f"oracle.{unknown[0]}: not an oracle setting; they are {known}")
+    return Oracle(**given)
 
 
 def prepare(cfg):

@@ -22,6 +22,19 @@ OCR = ["data=ocr", "+data.subset=0.05", "lambda=0.01"]
 
 
 @pytest.mark.parametrize("override, message", [
+    ("+solver.pases=5", r"solver.pases: not an option of solver ssg; its options: \['iterates'"),
+    ("+data.foo=5", r"data.foo: not an option of data=brown; its options: \["),
+    ("+oracle.nu=5", "oracle.nu: not an oracle setting"),
+    ("+experiment=bcfw_figure2_ocr", "run `ssvmbench reproduce NAME`"),
+])
+def test_what_hydra_would_add_silently_is_refused_by_name(override, message):
+    """Hydra suggests ``+solver.pases=5`` for a misspelt key; the run used to ignore it (and
+    ``+experiment=PRESET``) and train with the defaults (issue 20)."""
+    with pytest.raises(UserError, match=message):
+        check_settings(api.config(["solver=ssg", "data=brown", override]))
+
+
+@pytest.mark.parametrize("override, message", [
     ("seed=-1", "seed=-1 must be a whole number >= 0"),
     ("seed=abc", "seed=abc must be a whole number >= 0"),
     ("solver.passes=abc", "solver.passes=abc must be a finite number"),

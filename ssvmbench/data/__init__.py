@@ -53,6 +53,18 @@ def _loader(name):
                     f"{sorted([*LOADERS, *registered()])}")
 
 
+def check_options(name, options):
+    """Refuse an option the loader of dataset ``name`` does not take, naming those it does
+    (``subset`` and ``holdout`` are every dataset's)."""
+    accepted = inspect.signature(_loader(name)).parameters
+    if any(p.kind == p.VAR_KEYWORD for p in accepted.values()):
+        return
+    unknown = sorted(set(options) - set(accepted) - {"subset", "holdout"})
+    if unknown:
+        raise UserError(f"data.{unknown[0]}: not an option of data={name}; its options: "
+                        f"{sorted([*accepted, 'subset', 'holdout'])}")
+
+
 def load_split(name, subset=None, holdout=None, **options):
     """Train/test splits of dataset ``name``; ``options`` go to its loader. ``holdout`` (a
     fraction in (0, 0.5]) replaces the test split by that fraction of the training examples,
@@ -61,6 +73,7 @@ def load_split(name, subset=None, holdout=None, **options):
     cross-validation"). ``subset`` (a fraction in (0, 1]) then keeps the first part of the
     training sequences, for scaling studies."""
     load = _loader(name)
+    check_options(name, options)
     if holdout is not None and not 0 < holdout <= 0.5:
         raise UserError(f"data.holdout={holdout} must be a fraction in (0, 0.5]")
     if subset is not None and not 0 < subset <= 1:

@@ -89,7 +89,17 @@ class Solver(ABC):
                   if self.opts[key] is not None and self.opts[key] != default]
         return "-".join(parts + self.oracle.label())
 
+    @classmethod
+    def check_option_names(cls, given):
+        """Refuse an option the solver does not have, naming those it has."""
+        known = {*cls.options, *cls.numbers, "iterates"}
+        unknown = sorted(set(given) - known)
+        if unknown:
+            raise UserError(f"solver.{unknown[0]}: not an option of solver {cls.name}; its "
+                            f"options: {sorted([*known, 'passes'])}")
+
     def _check_options(self, given):
+        self.check_option_names(given)
         for key, allowed in self.options.items():
             value = given.setdefault(key, allowed[0])
             if value not in allowed:
