@@ -12,6 +12,7 @@ from hydra.types import RunMode
 from omegaconf import OmegaConf
 
 from ssvmbench import data as datasets
+from ssvmbench.messages import say
 from ssvmbench.errors import UserError, describe_os_error
 from ssvmbench.paths import config_dir
 from ssvmbench.runlog import Interrupted
@@ -67,12 +68,12 @@ def main(cfg):
         run(cfg, hydra_cfg.runtime.output_dir, list(hydra_cfg.overrides.task),
             sweep=hydra_cfg.mode == RunMode.MULTIRUN)
     except UserError as err:
-        print(f"ssvmbench run: error: {err}", file=sys.stderr)
+        say(f"ssvmbench run: error: {err}", error=True)
         sys.exit(2)
     except OSError as err:
-        print(f"ssvmbench run: error: {describe_os_error(err)}", file=sys.stderr)
+        say(f"ssvmbench run: error: {describe_os_error(err)}", error=True)
         sys.exit(1)
     except Interrupted as err:        # the whole sweep stops: SystemExit is not a job failure
-        print(f"ssvmbench run: interrupted: {err}; run the same command again to redo it",
-              file=sys.stderr)
+        say(f"ssvmbench run: interrupted: {err}; run the same command again to redo it",
+            error=True)
         sys.exit(130)

@@ -21,6 +21,7 @@ import pandas as pd
 import yaml
 
 from ssvmbench.errors import UserError
+from ssvmbench.messages import say
 
 BLOCK = 256
 SCHEMA_VERSION = 1
@@ -205,12 +206,12 @@ def make_room(path, config, code=None, reuse_stale=False):
     except FileNotFoundError:
         return True
     except BlockingIOError:
-        print(f"{path}: being written by another process, skipped")
+        say(f"{path}: being written by another process, skipped")
         return False
     except (OSError, KeyError, RuntimeError, ValueError) as err:   # not HDF5, or truncated
         aside = path.with_name(f"{path.name}.unreadable-{int(path.stat().st_mtime)}")
         path.rename(aside)
-        print(f"{path}: not a readable run log ({err}); kept as {aside.name}; running again")
+        say(f"{path}: not a readable run log ({err}); kept as {aside.name}; running again")
         return True
     if status in ("finished", "skipped", "diverged"):
         if not same:
@@ -219,17 +220,17 @@ def make_room(path, config, code=None, reuse_stale=False):
         changed = [f"{key} {made_by.get(key, '?')} -> {value}"
                    for key, value in (code or {}).items() if made_by.get(key) != value]
         if not changed or reuse_stale:
-            print((f"{path}: {status} already, skipped" if status != "skipped" else
-                   f"{path}: skipped already ({reason})")
-                  + (f" (made by other code, kept: reuse_stale=true; {', '.join(changed)})"
-                     if changed else ""))
+            say((f"{path}: {status} already, skipped" if status != "skipped" else
+                 f"{path}: skipped already ({reason})")
+                + (f" (made by other code, kept: reuse_stale=true; {', '.join(changed)})"
+                   if changed else ""))
             return False
         status = "stale"
-        print(f"{path}: made by other code ({', '.join(changed)}); running again "
-              "(reuse_stale=true keeps it)")
+        say(f"{path}: made by other code ({', '.join(changed)}); running again "
+            "(reuse_stale=true keeps it)")
     aside = path.with_name(f"{path.name}.{status}-{started}".replace(":", ""))
     path.rename(aside)
-    print(f"{path}: the earlier {status} run is kept as {aside.name}; running again")
+    say(f"{path}: the earlier {status} run is kept as {aside.name}; running again")
     return True
 
 

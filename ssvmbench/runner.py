@@ -19,12 +19,14 @@ from tqdm import tqdm
 
 from ssvmbench.data import check_options as check_data_options
 from ssvmbench.data import load_split
+from ssvmbench.messages import say
 from ssvmbench.errors import Incompatible, UserError, number
 from ssvmbench import objective
 from ssvmbench.monitor import measure, schedule
+from ssvmbench.paths import data_root
 from ssvmbench.runlock import Busy, RunLock
 from ssvmbench.runlog import (Diverged, DiskFull, Interrupted, RunLog, check_space, make_room,
-                              resumable, write_skipped)
+                              read_log, resumable, write_skipped)
 from ssvmbench.solvers import make_solver, registered
 from ssvmbench.tasks import make_task
 from ssvmbench.tasks.oracles import Oracle
@@ -178,7 +180,7 @@ def run(cfg, run_dir, overrides=(), sweep=False) -> Path:
         if not busy.same_config:
             raise UserError(f"{run_dir} is being written by another run ({busy}); choose "
                             "another hydra.run.dir / hydra.sweep.dir") from None
-        print(f"{path}: being written by another process ({busy}), skipped")
+        say(f"{path}: being written by another process ({busy}), skipped")
         return path
 
 
@@ -192,6 +194,8 @@ def _run_owned(cfg, path, config, overrides, sweep, points):
         if not make_room(path, config, code, cfg.get("reuse_stale", False)):
             return path
         state_path.unlink(missing_ok=True)
+    say(f"ssvmbench run: solver={cfg.solver.name} data={cfg.data.name} (data root "
+        f"{data_root(cfg.data.get('root'))}) -> {path}")
     with StopSignals() as signals:
         try:
             split, train, test = load_tasks(cfg)
@@ -203,7 +207,7 @@ def _run_owned(cfg, path, config, overrides, sweep, points):
             write_skipped(path, {"config": config, "overrides": list(overrides),
                                  "solver": cfg.solver.name, "data": cfg.data.name,
                                  "code": code}, str(err))
-            print(f"skipped: {err} (log: {path})")
+            say(f"skipped: {err} (log: {path})")
             return path
         try:
             signals.check()
@@ -217,8 +221,8 @@ def _run_owned(cfg, path, config, overrides, sweep, points):
             solver.load_state(state["solver"])
             clock.update(state["clock"])
             log = RunLog.reopen(path, solver.oracle_calls)
-            print(f"{path}: continuing the stopped run from pass "
-                  f"{solver.oracle_calls / train.n:.3g} (restart=true starts afresh)")
+            say(f"{path}: continuing the stopped run from pass "
+                f"{solver.oracle_calls / train.n:.3g} (restart=true starts afresh)")
         else:
             log = RunLog(path, {**_attributes(config, overrides, cfg, solver, split, lam),
                                 "jit_s": jit_s})
@@ -236,13 +240,31 @@ def _run_owned(cfg, path, config, overrides, sweep, points):
             raise Interrupted(f"{err} after {solver.oracle_calls / train.n:.3g} passes; "
                               f"its log {path} says status=interrupted") from None
         except Diverged as err:
-            print(f"ssvmbench run: diverged: {err}; its log {path} says status=diverged "
-                  "(a smaller step size may help)", file=sys.stderr)
+            say(f"ssvmbench run: diverged: {err}; its log {path} says status=diverged "
+                "(a smaller step size may help)", error=True)
             state_path.unlink(missing_ok=True)
             return path
         state_path.unlink(missing_ok=True)
-    print(f"run log: {path}")
+    say(finished_summary(path, path.parent.parent if sweep else path.parent))
     return path
+
+
+def finished_summary(path, logs):
+    """What a finished run reached: per logged iterate its last primal, dual and gap (with a
+    dual) and test metric, the passes and seconds, where the log is and the next command
+    (plotting the logs under ``logs``: the run's, or the sweep's, directory)."""
+    trace, attrs = read_log(path)
+    last = trace[trace["effective_pass"] == trace["effective_pass"].max()]
+    metric = attrs.get("test_metric", "metric")
+    lines = [f"finished: {attrs.get('method')} on {attrs.get('data')}, lambda = "
+             f"{attrs.get('lambda'):.4g}, {last['effective_pass'].iloc[0]:.4g} passes in "
+             f"{last['time_s'].iloc[0]:.3g} s (+ {attrs.get('jit_s', 0.0):.3g} s compiling, "
+             f"{last['eval_time_s'].iloc[0]:.3g} s evaluating)"]
+    lines += [f"  {row.iterate:6s} primal {row.primal:.6g}  "
+              + (f"dual {row.dual:.6g}  gap {row.gap:.3g}  " if math.isfinite(row.dual) else "")
+              + f"test {metric} {row.test_metric:.4g}" for row in last.itertuples()]
+    lines += [f"run log: {path}", f"next: ssvmbench plot {logs} -o {logs / 'figures'}"]
+    return "\n".join(lines)
 
 
 STATE_NAME = "state.pkl"

@@ -60,8 +60,15 @@ def test_compile_time_is_not_solver_time(data_root, tmp_path):
 
 def test_single_run_writes_exactly_one_log(data_root, tmp_path):
     run_dir = tmp_path / "DIR"
-    ssvmbench("run", "solver=bcfw", "data=ocr", "lambda=0.01", "seed=3", "solver.passes=2",
-              f"hydra.run.dir={run_dir}", cwd=tmp_path)
+    out = ssvmbench("run", "solver=bcfw", "data=ocr", "lambda=0.01", "seed=3", "solver.passes=2",
+                    f"hydra.run.dir={run_dir}", cwd=tmp_path).stdout
+    lines = out.strip().splitlines()                  # what it uses, what it reached, what next
+    assert lines[0].startswith("ssvmbench run: solver=bcfw data=ocr (data root ")
+    assert lines[1].startswith("finished: bcfw on ocr, lambda = 0.01, 2 passes in ")
+    assert [line.split()[0] for line in lines[2:4]] == ["raw", "wavg"]
+    assert "primal" in lines[2] and "gap" in lines[2] and "test accuracy" in lines[2]
+    assert lines[-1] == f"next: ssvmbench plot {run_dir} -o {run_dir / 'figures'}"
+    assert lines[1] in (run_dir / "app.log").read_text()       # app.log keeps what it said
     logs = list(run_dir.glob("*.h5"))
     assert len(logs) == 1 and list(run_dir.rglob("*.h5")) == logs
     trace, attrs = read_log(logs[0])
