@@ -8,6 +8,7 @@ figures; ``DIR/checks.csv`` lists the checks' results.
 
 import argparse
 import datetime
+import re
 import shlex
 from pathlib import Path
 
@@ -38,7 +39,7 @@ def main(args):
     if not names:
         raise UserError(f"no preset figures under {out}; run `ssvmbench reproduce PRESET "
                         f"--out {out}` first")
-    sections, rows, runs = [], [], []
+    sections, rows, runs, sized = [], [], [], {}
     for name in names:
         preset = presets.load(name)
         df = _logs(preset, out)
@@ -50,13 +51,16 @@ def main(args):
                   "why": " ".join(check["why"].split()),
                   "deviation": check.get("not_comparable", "")}
                  for check, verdict in verdicts]
+        sized[name] = _deviations(name, preset, df)
         sections.append(_section(name, preset, out, verdicts, compute_time(runs[-1]),
-                                 _deviations(name, preset, df)))
+                                 sized[name]))
     table = pd.DataFrame(rows, columns=["preset", "item", "check", "result", "detail", "quote",
                                         "why", "deviation"])
     table.to_csv(out / "checks.csv", index=False)
     total = compute_time(pd.concat(runs).drop_duplicates("run"))
-    (out / "report.md").write_text(_header(out, table, total) + "\n".join(sections))
+    small = sorted({presets.figure_dir(name) for name, deviations in sized.items()
+                    if "size" in deviations})
+    (out / "report.md").write_text(_header(out, table, total, small) + "\n".join(sections))
     print(out / "report.md")
     print(out / "checks.csv")
     return 0
@@ -118,21 +122,27 @@ def _compute(runs, total, longest):
             "data loading.")
 
 
-def _header(out, table, total):
+def _header(out, table, total, small):
     counts = table["result"].value_counts()
     verdicts = ", ".join(f"{counts.get(word, 0)} {word}" for word in
                          (*claims.WORDS.values(), claims.NOT_COMPARABLE))
-    lines = [f"# Reproduction report: {out}", "",
-             f"Written by `ssvmbench report` on {datetime.date.today()} at git revision "
-             f"{git_revision()[:12]}. Each section quotes the paper's claim, shows our figures "
-             "(median over seeds with min-max band, or mean +- one standard deviation where "
-             "the paper shows that) and checks the claim on the plotted lines.", "",
-             f"Checks: {verdicts}. Each check quotes the sentence it tests and says why its "
-             "reading of the words is fair; \"not comparable here\" names the deviation from "
-             "the paper (listed under each figure) that makes the comparison moot; n/a: a curve "
-             "or the pass range is missing from the logs.", "",
-             "Compute: " + _compute(*total), "",
-             plot_command.markdown(table[["preset", "item", "check", "result"]]), ""]
+    lines = [f"# Reproduction report: {out}", ""]
+    if small:
+        lines += [f"**Smaller than the papers' runs** ({len(small)} of "
+                  f"{table['preset'].nunique()} presets: {', '.join(small)}; fewer passes or "
+                  "training data, listed as "
+                  "\"size\" under each): their checks test the pipeline and say nothing about "
+                  "the papers.", ""]
+    lines += [f"Written by `ssvmbench report` on {datetime.date.today()} at git revision "
+              f"{git_revision()[:12]}. Each section quotes the paper's claim, shows our figures "
+              "(median over seeds with min-max band, or mean +- one standard deviation where "
+              "the paper shows that) and checks the claim on the plotted lines.", "",
+              f"Checks: {verdicts}. Each check quotes the sentence it tests and says why its "
+              "reading of the words is fair; \"not comparable here\" names the deviation from "
+              "the paper (listed under each figure) that makes the comparison moot; n/a: a "
+              "curve or the pass range is missing from the logs.", "",
+              "Compute: " + _compute(*total), "",
+              plot_command.markdown(table[["preset", "item", "check", "result"]]), ""]
     return "\n".join(lines)
 
 
@@ -151,7 +161,28 @@ def _deviations(name, preset, df):
         deviations["seeds"] = (f"{ran} random run{'s' * (ran > 1)} per curve here, {full} in "
                                f"the paper (`ssvmbench reproduce {name} --size full` runs them "
                                "all; finished runs are kept)")
+    size = smaller_than_full(preset, df)
+    if size:
+        deviations["size"] = (f"{size}: a run of the pipeline, not of the paper's setting "
+                              f"(`ssvmbench reproduce {name} --size full`)")
     return deviations
+
+
+def smaller_than_full(preset, df):
+    """What makes these logs smaller than the preset's full size (passes, training data),
+    or ``""``."""
+    parts = []
+    passes, full = float(df["effective_pass"].max()), preset["sizes"]["full"]["passes"]
+    if passes < 0.9 * full:
+        parts.append(f"{passes:g} effective passes (full size: {full})")
+    fractions = sorted({m.group(1) for variant in df["data_variant"].dropna().astype(str)
+                        for m in [_SUBSET.search(variant)] if m})
+    if fractions:
+        parts.append(f"the first {', '.join(fractions)} of the training data")
+    return "; ".join(parts)
+
+
+_SUBSET = re.compile(r"first ([0-9.eE-]+) of train")
 
 
 def _section(name, preset, out, verdicts, compute, deviations):

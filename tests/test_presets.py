@@ -3,6 +3,7 @@ same runs in every preset, and the smoke sizes run end to end through ``ssvmbenc
 and ``ssvmbench plot``, resuming when run again, and ``ssvmbench report`` checks their claims."""
 
 import argparse
+import re
 import shlex
 from collections import defaultdict
 from pathlib import Path
@@ -109,6 +110,11 @@ def test_smoke_presets_end_to_end_and_resume(data_root, conll2000_root, conll200
             assert (out / name / table).stat().st_size > 0
     report = (out / "report.md").read_text()
     assert all(f"(`{name}`)" in report for name in PRESETS)
+    assert report.splitlines()[2].startswith(                 # a smoke report says so first
+        f"**Smaller than the papers' runs** ({len(PRESETS)} of {len(PRESETS)} presets")
+    assert "say nothing about the papers" in report.splitlines()[2]
+    assert re.search(r"- \*\*size\*\*: [0-9.]+ effective passes \(full size: \d+\); the first "
+                     r"[0-9.]+ of the training data: a run of the pipeline", report)
     checks = pd.read_csv(out / "checks.csv", keep_default_na=False)   # "n/a" stays a word
     assert len(checks) == sum(len(load(name)["checks"]) for name in PRESETS)
     # every curve a check names exists (smoke runs may stop before a check's pass range)
