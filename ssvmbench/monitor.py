@@ -1,4 +1,4 @@
-"""Checkpoints: when to evaluate, and what is measured (BCFW Appendix F, DESIGN.md).
+"""Checkpoints: when to evaluate, and what is measured (BCFW Appendix F).
 
 At a checkpoint the solver is paused (and left as it is: measuring changes nothing in it);
 for every iterate it keeps we compute the primal

@@ -1,4 +1,5 @@
-"""HDF5 run log: one file per run, one row per checkpoint and iterate (DESIGN.md, Run log).
+"""HDF5 run log: one file per run, one row per checkpoint and iterate (README, "What a run
+writes").
 
 Columns are 1-D resizable datasets under ``trace/``, grown in blocks while the run writes
 and cut to their rows when it ends (so h5py, HDFView or pandas read only real rows); the

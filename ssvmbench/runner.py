@@ -9,7 +9,7 @@ import signal
 import subprocess
 import sys
 import time
-from importlib.metadata import version
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import numba
@@ -402,7 +402,7 @@ def _attributes(config, overrides, cfg, solver, split, lam):
         "oracle_K": solver.oracle.K,
         "oracle_mu": float(solver.oracle.mu),
         "numba_threads": numba.get_num_threads(),
-        "versions": {pkg: version(pkg) for pkg in
+        "versions": {pkg: package_version(pkg) for pkg in
                      ("ssvmbench", "numpy", "numba", "llvmlite", "scipy", "daqp", "pandas",
                       "h5py", "hydra-core")},
         "code": code_identity(),
@@ -416,7 +416,17 @@ def code_identity():
     """What a finished log must have been made by to be reused: the git revision and the
     versions of the packages that shape a run's numbers."""
     return {"git_revision": git_revision(),
-            **{pkg: version(pkg) for pkg in ("ssvmbench", "numpy", "numba", "scipy", "daqp")}}
+            **{pkg: package_version(pkg)
+               for pkg in ("ssvmbench", "numpy", "numba", "scipy", "daqp")}}
+
+
+def package_version(name):
+    """The installed version of ``name``, or ``"not installed"`` (ssvmbench run from a
+    checkout on ``PYTHONPATH``: the git revision then identifies the code)."""
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "not installed"
 
 
 def git_revision():

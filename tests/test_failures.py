@@ -208,3 +208,15 @@ def test_a_killed_extractions_temporary_file_is_cleaned_up(tmp_path, monkeypatch
     os.utime(orphan, (old, old))
     features.cached(["probe"], lambda: {"ids": np.arange(3)})
     assert not orphan.exists() and fresh.exists()      # a live process's file stays
+
+
+def test_data_list_shows_the_alignment_files_and_how_to_get_them(data_root, tmp_path):
+    """``data=alignment`` reads hansards/ (issue 20: `data list` omitted it); with no public
+    download, a missing file says where to get it."""
+    listed = ssvmbench("data", "list", "--root", str(data_root), cwd=tmp_path).stdout
+    assert "alignment: English-French Hansards" in listed
+    assert all(f"hansards/hansards.{x}: ok" in listed for x in "aef")
+    missing = ssvmbench("data", "fetch", "alignment", "--root", str(tmp_path), cwd=tmp_path,
+                        check=False)
+    assert missing.returncode == 2 and "mihalcea/wpt" in missing.stderr
+    assert "Traceback" not in missing.stderr

@@ -3,7 +3,7 @@ set of the HLT-NAACL 2003 shared task (Mihalcea & Pedersen 2003; hand-aligned by
 with Sure and Possible links), in the setting of Taskar, Lacoste-Julien & Jordan (2006) that
 BCFW Section 6 / Appendix F uses.
 
-Files under ``<data root>/hansards/`` (``../shared/datasets/README.md``, "Hansards"): line
+Files under ``<data root>/hansards/`` (``datasets/manifest.yaml``, "hansards"): line
 ``N`` of ``hansards.e`` / ``hansards.f`` (tokenized English / French) goes with line ``N`` of
 ``hansards.a``, whose links are ``i-j`` (sure) or ``i?j`` (possible), ``i`` the 0-based
 **French** position and ``j`` the 0-based English one. Lines 1-37 are the trial set, 38-484

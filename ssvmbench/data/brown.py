@@ -38,7 +38,7 @@ from ssvmbench.data.fetch import ensure_file, sha256
 from ssvmbench.data.treebank import POS_FEATURES
 from ssvmbench.errors import UserError
 
-# Counts from ../shared/datasets/README.md ("Brown corpus").
+# Counts of the NLTK Brown corpus (datasets/manifest.yaml names its source).
 BROWN_COUNTS = {"files": 500, "sentences": 57340, "tokens": 1161192, "tags": 472}
 N_TRAIN, N_TEST = 48242, 9098            # SAP Table I
 TAGSETS = ("basic", "full")

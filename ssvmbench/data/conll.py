@@ -18,7 +18,7 @@ from ssvmbench.errors import UserError
 
 CHUNK_TYPES = ("ADJP", "ADVP", "CONJP", "INTJ", "LST", "NP", "PP", "PRT", "SBAR", "UCP", "VP")
 CHUNK_TAGS = ("O",) + tuple(f"{p}-{t}" for t in CHUNK_TYPES for p in "BI")
-# Sentence and token counts from ../shared/datasets/README.md.
+# Sentence and token counts of the published files (datasets/manifest.yaml names them).
 CONLL2000_COUNTS = {"train": (8936, 211727), "test": (2012, 47377)}
 NER_TAGS = ("O",) + tuple(f"{p}-{t}" for t in ("PER", "ORG", "LOC", "MISC") for p in "IB")
 CONLL2003_COUNTS = {"train": (14041, 203621), "testa": (3250, 51362), "testb": (3453, 46435)}

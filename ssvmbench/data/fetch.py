@@ -93,8 +93,8 @@ def fetch_file(dataset, relpath, spec, root):
             except (OSError, ValueError, tarfile.TarError, KeyError) as err:
                 failures.append(f"{url}: {err}")
                 _say(f"  failed ({err}); trying the next source")
-    raise UserError(_missing_message(dataset, relpath, spec, root, True) +
-                    "\ndownload errors:\n  " + "\n  ".join(failures))
+    raise UserError(_missing_message(dataset, relpath, spec, root, bool(spec["sources"])) +
+                    ("\ndownload errors:\n  " + "\n  ".join(failures) if failures else ""))
 
 
 def _fetch_plain(url, source, dest, expected, root):
@@ -155,7 +155,8 @@ def _write_atomic(dest, content):
 
 
 def _missing_message(dataset, relpath, spec, root, tried_download):
-    how = "could not be downloaded" if tried_download else "is missing (download=false)"
+    how = ("could not be downloaded" if tried_download else
+           "is missing (download=false)" if spec["sources"] else "is missing")
     by_hand = []
     for source in spec["sources"]:
         for url in source["urls"]:
@@ -163,10 +164,12 @@ def _missing_message(dataset, relpath, spec, root, tried_download):
                 by_hand.append(f"extract {source['member']} from {url} to {root / relpath}")
             else:
                 by_hand.append(f"save {url} as {root / source.get('target', relpath)}")
-    return (f"dataset '{dataset}': {root / relpath} {how}. Run `ssvmbench data fetch "
-            f"{dataset}`, or by hand (sha256 of {relpath}: {spec['sha256']}) "
-            + "; or ".join(by_hand) + f". The data root is {root}: to use another folder, "
-            "set SSVMBENCH_DATA_DIR or pass data.root=DIR.")
+    where = (f"Run `ssvmbench data fetch {dataset}`, or by hand (sha256 of {relpath}: "
+             f"{spec['sha256']}) " + "; or ".join(by_hand) if by_hand else
+             " ".join(dataset_entry(dataset).get("obtain", "It has no download").split())
+             .rstrip("."))
+    return (f"dataset '{dataset}': {root / relpath} {how}. {where}. The data root is {root}: "
+            "to use another folder, set SSVMBENCH_DATA_DIR or pass data.root=DIR.")
 
 
 def _say(message):

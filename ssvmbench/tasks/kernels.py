@@ -1,6 +1,6 @@
 """The one seam between solvers and tasks: kernels that solvers call, dispatched at compile
-time on the type of the task's ``data`` (DESIGN.md: "the oracle interface as the one seam
-between solvers and tasks").
+time on the type of the task's ``data``, so that a solver never depends on a task's
+internals.
 
 Each name below runs the kernel of the same signature of the task whose data it is given:
 the chain (:mod:`ssvmbench.tasks.chain`, :mod:`ssvmbench.tasks.oracles`), the hashed chain
