@@ -210,3 +210,30 @@ def test_lambda_is_labelled_as_the_papers_write_it():
     assert lambda_label(0.01, 6251) == "0.01"          # a round value stays a value
     assert lambda_label(0.00317, None) == "0.00317"
     assert lambda_label(0.0031, 1000) == "0.0031"      # 3.1/n: not a round multiple
+
+
+def test_figures_name_their_reference_keep_legends_off_the_curves_and_plain_ticks(tmp_path):
+    """Issue 20: one legend below the panels, the suboptimality reference said on the figure,
+    the test error named per task (AER only for alignment), minor log ticks as numbers."""
+    from matplotlib import ticker
+
+    from ssvmbench.plotting import commands
+    from ssvmbench.runlog import load_logs
+    write_logs(tmp_path)
+    df = add_suboptimality(load_logs(tmp_path))
+    styles = curve_styles(aggregate(df, "primal", "effective_pass")["method"].unique())
+    for y in ("suboptimality", "test_error"):
+        fig = commands._figure(aggregate(df, y, "effective_pass"), "effective_pass",
+                               *commands.FIGURES[y], styles)
+        axes = [ax for ax in fig.axes if ax.get_visible()]
+        assert len(fig.legends) == 1 and not any(ax.get_legend() for ax in axes)
+        assert isinstance(axes[0].xaxis.get_minor_formatter(), ticker.LogFormatter)
+        assert not isinstance(axes[0].xaxis.get_minor_formatter(),
+                              ticker.LogFormatterSciNotation)
+        if y == "suboptimality":
+            assert "best dual objective in these logs" in fig._suptitle.get_text()
+        else:
+            assert {ax.get_ylabel() for ax in axes} == {"test error (task loss)"}
+    aligned = aggregate(df.assign(data="alignment"), "test_error", "effective_pass")
+    fig = commands._figure(aligned, "effective_pass", *commands.FIGURES["test_error"], styles)
+    assert {ax.get_ylabel() for ax in fig.axes if ax.get_visible()} == {"test AER"}

@@ -6,6 +6,7 @@ import textwrap
 from pathlib import Path
 
 import pandas as pd
+from matplotlib import ticker
 from matplotlib.figure import Figure
 
 from ssvmbench.errors import UserError
@@ -21,13 +22,17 @@ X_LABELS = {"effective_pass": "effective passes", "oracle_calls": "oracle calls"
 # column -> (axis label, log scale); `--y` picks the figures (default: BCFW Figures 1-3)
 FIGURES = {"suboptimality": ("primal suboptimality", True),
            "primal": ("primal objective", True),
-           "gap": ("duality gap", True), "test_error": ("test error (AER for alignment)", False),
+           "gap": ("duality gap", True), "test_error": ("test error (task loss)", False),
            "test_metric": ("test metric (the data's default: accuracy / F1 / AP / 1 - AER)",
                            False),
            **{m.column: (m.label, False) for m in registered_metrics().values()},
            # log: the L2 SSVM's millions of non-zeros beside SAP's thousands (SAP Figures 1-3)
            "nnz": ("non-zero weights (#NZ)", True)}
 BANDS = {"minmax": ("median", "min", "max"), "std": ("mean", "mean - std", "mean + std")}
+# the test error's name where the task loss has one (BCFW Appendix F: AER for word alignment)
+TEST_ERROR_NAMES = {"alignment": "test AER"}
+SUBOPTIMALITY_REFERENCE = ("primal suboptimality: the primal minus the best dual objective in "
+                           "these logs at that λ (or --optimum); it flattens at that dual's gap")
 
 
 def configure_parser(parser):
@@ -128,21 +133,32 @@ def _figure(stats, x, ylabel, log_y, styles, band="minmax"):
         ax.set_xscale("log")
         if log_y:
             ax.set_yscale("log")
+        if log_y:            # minor ticks as plain numbers ("2", "0.3"), not "2×10⁰"
+            ax.yaxis.set_minor_formatter(ticker.LogFormatter(minor_thresholds=(1, 0.4)))
+        ax.xaxis.set_minor_formatter(ticker.LogFormatter(minor_thresholds=(1, 0.4)))
         elastic = panel["method"].str.contains("-rho1=").any()
         n = panel["n"].iloc[0] if "n" in panel and len(panel) else None
         title = (f"{data}, {'λ+λ₁' if elastic else 'λ'}={lambda_label(lam, n)}"
                  + (f"\n{textwrap.fill(str(variant), 60)}" if show_variant else ""))
         if str(variant).startswith("SYNTHETIC"):     # generated data says so (scenes.py)
             title += "\nSYNTHETIC data, not the paper's"
-        if data == "alignment":                      # data/alignment.py: not BCFW's training set
-            title += "\nn = 137 gold pairs, not BCFW's 5,000"
+        if data == "alignment" and n:                # data/alignment.py: not BCFW's training set
+            title += f"\nn = {n} gold pairs, not BCFW's 5,000"
         ax.set_title(title, fontsize="medium")
-        ax.set(xlabel=X_LABELS[x], ylabel=ylabel)
+        named = TEST_ERROR_NAMES.get(data) if ylabel == FIGURES["test_error"][0] else None
+        ax.set(xlabel=X_LABELS[x], ylabel=named or ylabel)
         ax.grid(True, alpha=0.3)
-        if ax.lines:
-            ax.legend(fontsize="small")
     for ax in axes[len(panels):]:
         ax.set_visible(False)
+    handles = {}                                     # one legend below the panels, not on them
+    for ax in axes[:len(panels)]:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(label, handle)
+    if handles:
+        fig.legend(handles.values(), handles.keys(), loc="outside lower center",
+                   ncols=min(4, len(handles)), fontsize="small")
+    if ylabel == FIGURES["suboptimality"][0]:
+        fig.suptitle(textwrap.fill(SUBOPTIMALITY_REFERENCE, 60 * ncols), fontsize="small")
     return fig
 
 
