@@ -6,6 +6,7 @@ every Hydra option work); the other subcommands use argparse.
 """
 
 import argparse
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -48,6 +49,9 @@ def main(argv=None):
     except UserError as err:
         print(f"ssvmbench {command}: error: {err}", file=sys.stderr)
         return 2
+    except BrokenPipeError:           # output piped into `head`: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except OSError as err:
         print(f"ssvmbench {command}: error: {describe_os_error(err)}", file=sys.stderr)
         return 1

@@ -119,6 +119,33 @@ def commands(name, size, out, extra=()):
     return runs + [plot]
 
 
+def sweep_runs(words):
+    """How many runs a ``run -m`` sweep makes: the product of the value counts of its
+    ``key=a,b,c`` overrides (commas inside brackets do not separate values)."""
+    runs = 1
+    for word in words:
+        key, sep, value = word.partition("=")
+        if sep and not key.startswith("hydra"):
+            depth, count = 0, 1
+            for char in value:
+                depth += char in "[(" and 1 or (char in "])" and -1 or 0)
+                count += char == "," and depth == 0
+            runs *= count
+    return runs
+
+
+def cost(name, size):
+    """``(runs, passes)`` of preset ``name`` at ``size``: its sweeps' runs, the passes of
+    each run at most."""
+    steps = commands(name, size, "OUT")[:-1]
+    return sum(sweep_runs(step[2:]) for step in steps), load(name)["sizes"][size]["passes"]
+
+
+def _cost_text(name, size):
+    runs, passes = cost(name, size)
+    return f"{size}: {runs} runs of up to {passes:g} pass{'es' * (passes != 1)}"
+
+
 def _replace(words, extra):
     """``words`` with the overrides ``extra`` added, each replacing a word of the same key."""
     def key(word):
@@ -131,9 +158,10 @@ def configure_parser(parser):
     parser.add_argument("presets", nargs="*", metavar="PRESET",
                         help="configs/experiment/PRESET.yaml, or a paper (bcfw: all its "
                              "presets); none: list them")
-    parser.add_argument("--size", default="full", choices=["full", "smoke"],
-                        help="full: the paper's passes and seeds; smoke: a data subset, few "
-                             "passes, two seeds (about a minute)")
+    parser.add_argument("--size", choices=["full", "smoke"],
+                        help="full (the default): the paper's passes and seeds, asked for "
+                             "confirmation at a terminal unless given; smoke: a data subset, "
+                             "few passes, two seeds (about a minute)")
     parser.add_argument("--out", metavar="DIR",
                         help="logs go to DIR/logs/SWEEP, figures to DIR/PRESET, the report of "
                              "every preset in DIR to DIR/report.md (default: "
@@ -150,12 +178,24 @@ def main(args):
     if not args.presets:
         for name in available():
             preset = load(name)
-            print(f"{name:28s} {preset['paper']} {preset['item']}")
+            print(f"{name:28s} {preset['paper']} {preset['item']:24s} "
+                  f"{_cost_text(name, 'full')}; {_cost_text(name, 'smoke')}")
         return 0
-    out = args.out or f"results/reproduce/{args.size}"
+    size = args.size or "full"
+    out = args.out or f"results/reproduce/{size}"
     names = expand(args.presets)
+    total = [cost(name, size) for name in names]
+    plan = (f"{size} size: {sum(runs for runs, _ in total)} runs of up to "
+            f"{max(passes for _, passes in total):g} passes ({', '.join(names)})")
+    if args.size is None and not args.dry_run and sys.stdin.isatty():
+        answer = input(f"{plan}; the full size can take hours (the README lists measured "
+                       "times). Run it? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            print("nothing run; --size smoke runs a small version in minutes")
+            return 0
+    print(f"# {plan}", flush=True)
     steps = [step for name in names
-             for step in commands(name, args.size, out, args.overrides)] + [["report", out]]
+             for step in commands(name, size, out, args.overrides)] + [["report", out]]
     for name in names:
         if name.endswith(".yaml") and not args.dry_run:   # the report finds it there
             (Path(out) / figure_dir(name)).mkdir(parents=True, exist_ok=True)

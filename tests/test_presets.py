@@ -159,3 +159,24 @@ def test_a_paper_prefix_stands_for_its_presets():
 def test_report_without_figures_says_what_to_run(tmp_path):
     result = ssvmbench("report", str(tmp_path), cwd=tmp_path, check=False)
     assert result.returncode == 2 and "ssvmbench reproduce PRESET" in result.stderr
+
+
+def test_reproduce_says_what_each_size_costs_and_asks_before_the_full_size(monkeypatch,
+                                                                          capsys):
+    """Issue 20: the list and --dry-run give runs and passes per size, and an interactive
+    full-size reproduction without --size asks first (declining runs nothing)."""
+    assert presets_module.sweep_runs(["solver=bcfw,ssg", "seed=0,1,2", "lambda=0.01,1/n",
+                                      "solver.iterates=[raw,wavg]", "hydra.sweep.dir=a,b"]) == 12
+    assert presets_module.cost("bcfw_figure2_ocr", "full") == (96, 100)
+    assert presets_module.cost("bcfw_figure2_ocr", "smoke")[0] == 24
+    parser = argparse.ArgumentParser()
+    presets_module.configure_parser(parser)
+    assert presets_module.main(parser.parse_args([])) == 0
+    assert ("full: 96 runs of up to 100 passes; smoke: 24 runs of up to 2 passes"
+            in capsys.readouterr().out)
+    monkeypatch.setattr("sys.stdin.isatty", lambda: True)
+    monkeypatch.setattr("builtins.input", lambda prompt: "n")
+    ran = []
+    monkeypatch.setattr(presets_module, "_execute", lambda step: ran.append(step) or 0)
+    assert presets_module.main(parser.parse_args(["bcfw_figure2_ocr"])) == 0
+    assert not ran and "nothing run" in capsys.readouterr().out
