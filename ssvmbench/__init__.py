@@ -1,6 +1,21 @@
 """ssvmbench: reproduce and extend structural-SVM optimizer benchmarks."""
 
+import os
+
+from ssvmbench.paths import user_cache
+
 __version__ = "0.1.0"
+
+# numba's compiled kernels go to the per-user cache (``numba/`` in it), not beside the
+# installed sources, so that reinstalling the package (the README's test command does) keeps
+# them; a source file that changed is recompiled (numba keys its cache on the file's stamp).
+# NUMBA_CACHE_DIR, if set, wins; a cache folder that cannot be made leaves numba's default.
+if "NUMBA_CACHE_DIR" not in os.environ:
+    try:
+        (user_cache() / "numba").mkdir(parents=True, exist_ok=True)
+        os.environ["NUMBA_CACHE_DIR"] = str(user_cache() / "numba")
+    except OSError:
+        pass
 
 
 def __getattr__(name):

@@ -310,7 +310,8 @@ def _train(cfg, solver, train, test, points, log, signals, clock, save):
     since the last save. ``clock``: the cumulative solver and evaluation seconds."""
     last_save = time.perf_counter()
     bar = tqdm(total=float(cfg.solver.passes), unit="pass", disable=not sys.stderr.isatty(),
-               bar_format="{l_bar}{bar}| {n:.2f}/{total:.0f} passes [{elapsed}<{remaining}]")
+               bar_format="{l_bar}{bar}| {n:.2f}/{total:.0f} passes [{elapsed}<{remaining}"
+                          "{postfix}]")
     for target in points:
         calls = int(np.ceil(target * train.n - 1e-9))
         if calls <= solver.oracle_calls:

@@ -237,3 +237,16 @@ def test_figures_name_their_reference_keep_legends_off_the_curves_and_plain_tick
     aligned = aggregate(df.assign(data="alignment"), "test_error", "effective_pass")
     fig = commands._figure(aligned, "effective_pass", *commands.FIGURES["test_error"], styles)
     assert {ax.get_ylabel() for ax in fig.axes if ax.get_visible()} == {"test AER"}
+
+
+def test_a_loose_suboptimality_reference_is_warned_about():
+    """The best dual of a few short runs sits far below the optimum, and every curve then
+    flattens at that gap (issue 20): the plot says so; a tight reference is quiet."""
+    import warnings
+    loose = table(**{"lambda": [0.1, 0.1], "primal": [1.0, 0.9], "dual": [0.5, 0.6]})
+    with pytest.warns(UserWarning, match=r"ocr, lambda=0.1: the best dual .* flatten there"):
+        add_suboptimality(loose)
+    tight = table(**{"lambda": [0.1, 0.1], "primal": [1.0, 0.6000001], "dual": [0.5, 0.6]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        add_suboptimality(tight)

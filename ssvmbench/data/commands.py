@@ -8,7 +8,8 @@ from ssvmbench.paths import data_root
 
 def configure_parser(parser):
     root = argparse.ArgumentParser(add_help=False)
-    root.add_argument("--root", help="data root (default: $SSVMBENCH_DATA_DIR, else ./datasets)")
+    root.add_argument("--root", help="data root (default: $SSVMBENCH_DATA_DIR, else the "
+                                      "per-user cache, ~/.cache/ssvmbench/datasets on Linux)")
     commands = parser.add_subparsers(dest="action", required=True, metavar="{list,fetch,verify}")
     commands.add_parser("list", parents=[root],
                         help="datasets, their files and whether they are present")

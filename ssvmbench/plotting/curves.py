@@ -56,11 +56,16 @@ def _given(optimum, data, lam):
     return None
 
 
+LOOSE_REFERENCE = 1e-3   # relative gap of the reference above which the plot warns
+
+
 def add_suboptimality(df, optimum=None):
     """Add ``suboptimality`` = primal − reference and ``reference`` (its kind) per dataset,
     variant and λ. The reference is the user's ``optimum[(data, lambda)]`` if given, else the
     best (largest) finite dual objective over all rows of the group (BCFW Appendix F), else,
-    for groups without any dual, the best (smallest) primal."""
+    for groups without any dual, the best (smallest) primal. A best dual further than
+    :data:`LOOSE_REFERENCE` below the best primal is warned about (the curves flatten at that
+    gap)."""
     df = df.copy()
     reference = pd.Series(np.nan, index=df.index)
     kind = pd.Series("", index=df.index, dtype=object)
@@ -76,6 +81,11 @@ def add_suboptimality(df, optimum=None):
                               f"the given optimum {value:.10g}; check the --optimum file")
         elif np.isfinite(dual).any():
             value, source = dual[np.isfinite(dual)].max(), "best dual"
+            floor = primal.min() - value      # the smallest suboptimality the curves can show
+            if floor > LOOSE_REFERENCE * max(1.0, abs(value)):
+                warnings.warn(f"{data}, lambda={lam:g}: the best dual in the logs ({value:.6g}) "
+                              f"is {floor:.3g} below the best primal, so suboptimality curves "
+                              "flatten there; run longer or give --optimum FILE.csv")
         else:
             value, source = primal.min(), "best primal"
         reference[rows] = value

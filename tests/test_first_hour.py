@@ -1,0 +1,30 @@
+"""A newcomer's first hour (issue 20): data and compiled kernels where a user expects them,
+whatever the current directory and across reinstalls."""
+
+import os
+import subprocess
+import sys
+
+from ssvmbench.paths import data_root, user_cache
+
+
+def test_the_default_data_root_does_not_depend_on_the_current_directory(tmp_path,
+                                                                        monkeypatch):
+    monkeypatch.delenv("SSVMBENCH_DATA_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert data_root() == (user_cache() / "datasets").resolve()
+    assert tmp_path not in data_root().parents
+    assert data_root(tmp_path / "mine") == tmp_path / "mine"
+
+
+def test_compiled_kernels_are_cached_outside_the_installed_sources(tmp_path):
+    """A reinstall replaces the package's files and would drop a cache kept beside them;
+    NUMBA_CACHE_DIR set by the user still wins."""
+    probe = "import ssvmbench, numba; print(numba.config.CACHE_DIR)"
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    default = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                             env=env, check=True).stdout.strip()
+    assert default == str(user_cache() / "numba")
+    mine = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          env={**env, "NUMBA_CACHE_DIR": str(tmp_path)}, check=True)
+    assert mine.stdout.strip() == str(tmp_path)
