@@ -7,9 +7,12 @@ quotes the sentence it tests, says ``why`` its quantification is a fair reading 
 the deviation that makes it ``not_comparable``), named
 ``sweeps`` (each one ``ssvmbench run -m``, run as a subprocess into ``OUT/logs/<sweep>``),
 the ``plot`` options (figures in ``OUT/<name>``), and ``sizes`` (``full``: the paper's passes
-and seeds; ``smoke``: a subset of the data, few passes, two seeds, plus its ``overrides``).
+and seeds; ``smoke``: a subset of the data, few passes, two seeds, plus its ``overrides``;
+each may carry ``measured``, the run time of a reproduction at that size on the README's
+2-core VM, from which ``reproduce`` estimates the time a reproduction takes).
 ``{seeds}`` in a sweep takes the size's seeds, ``{passes}`` in the plot options its passes
-(a sweep may set its own ``solver.passes`` for the full size). A sweep of the same name is the same in
+(a sweep may set its own ``solver.passes`` for the full size). A sweep of the same name is
+the same in
 every preset (Figures 1a-c, 2 and 3 share the OCR runs), and sweeps resume (finished runs
 are skipped), so presets share their runs and an interrupted one, run again, redoes only
 what is missing.
@@ -78,6 +81,12 @@ def load(name):
         spec = preset["sizes"].get(size) or {}
         if not (isinstance(spec.get("passes"), (int, float)) and isinstance(spec.get("seeds"), int)):
             raise UserError(f"{path}: sizes.{size} needs numeric passes and integer seeds")
+        measured = spec.get("measured")
+        if measured is not None and not (isinstance(measured, dict) and all(
+                isinstance(measured.get(key), (int, float)) and measured[key] > 0
+                for key in ("runs", "run_s", "longest_s"))):
+            raise UserError(f"{path}: sizes.{size}.measured needs positive runs, run_s and "
+                            "longest_s (from a reproduction's logs)")
     deviations = preset["deviations"] or {}
     if not isinstance(deviations, dict):
         raise UserError(f"{path}: deviations must map a short id to what differs from the paper")
@@ -141,9 +150,53 @@ def cost(name, size):
     return sum(sweep_runs(step[2:]) for step in steps), load(name)["sizes"][size]["passes"]
 
 
+STARTUP_S = 1.5   # per run, outside its log's times: process start, imports, data loading
+#                   and kernels from warm caches (a smoke reproduction of all presets: 443 s
+#                   for 191 runs with their plots, 109 s of it in the runs' logs)
+
+
+def estimate(name, size):
+    """``(run seconds, longest run seconds)`` expected for preset ``name`` at ``size``: the
+    mean run time measured for it (``sizes.SIZE.measured``: ``runs``, ``run_s``,
+    ``longest_s``, from a reproduction's logs on the README's 2-core VM) plus
+    :data:`STARTUP_S`, times its runs; None without a measurement."""
+    measured = load(name)["sizes"][size].get("measured")
+    if not measured:
+        return None
+    runs, _ = cost(name, size)
+    return ((measured["run_s"] / measured["runs"] + STARTUP_S) * runs,
+            measured["longest_s"] + STARTUP_S)
+
+
+def _distinct_runs(names, size):
+    """``(runs, seconds or None)`` of the presets ``names`` at ``size``, a sweep shared by
+    several presets counted once (BCFW Figures 1a-c, 2 and 3 share the OCR runs)."""
+    seen, runs, seconds = set(), 0, 0.0
+    for name in names:
+        expected = estimate(name, size)
+        total, _ = cost(name, size)
+        for step in commands(name, size, "OUT")[:-1]:
+            if step[-1] in seen:                   # hydra.sweep.dir=OUT/logs/SWEEP
+                continue
+            seen.add(step[-1])
+            count = sweep_runs(step[2:])
+            runs += count
+            seconds = None if expected is None or seconds is None else (
+                seconds + expected[0] / total * count)
+    return runs, seconds
+
+
+def duration(seconds):
+    """``seconds`` as people read them: 40 s, 12 min, 3.3 h."""
+    return (f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.1f} min"
+            if seconds < 3600 else f"{seconds / 3600:.1f} h")
+
+
 def _cost_text(name, size):
     runs, passes = cost(name, size)
-    return f"{size}: {runs} runs of up to {passes:g} pass{'es' * (passes != 1)}"
+    text = f"{size}: {runs} runs of up to {passes:g} pass{'es' * (passes != 1)}"
+    expected = estimate(name, size)
+    return text + (f", ~{duration(expected[0])} of run time" if expected else "")
 
 
 def _replace(words, extra):
@@ -178,18 +231,21 @@ def main(args):
     if not args.presets:
         for name in available():
             preset = load(name)
-            print(f"{name:28s} {preset['paper']} {preset['item']:24s} "
-                  f"{_cost_text(name, 'full')}; {_cost_text(name, 'smoke')}")
+            item = f"{preset['paper']} {preset['item']}"
+            print(f"{name:28s} {item:32s} {_cost_text(name, 'full')}; "
+                  f"{_cost_text(name, 'smoke')}")
         return 0
     size = args.size or "full"
     out = args.out or f"results/reproduce/{size}"
     names = expand(args.presets)
-    total = [cost(name, size) for name in names]
-    plan = (f"{size} size: {sum(runs for runs, _ in total)} runs of up to "
-            f"{max(passes for _, passes in total):g} passes ({', '.join(names)})")
+    runs, seconds = _distinct_runs(names, size)
+    passes = max(load(name)["sizes"][size]["passes"] for name in names)
+    plan = f"{size} size: {runs} runs of up to {passes:g} passes ({', '.join(names)})"
+    if seconds is not None:
+        plan += (f"; measured on a 2-core VM: ~{duration(seconds)} of run time, ~"
+                 f"{duration(seconds / 2)} with hydra/launcher=joblib hydra.launcher.n_jobs=2")
     if args.size is None and not args.dry_run and sys.stdin.isatty():
-        answer = input(f"{plan}; the full size can take hours (the README lists measured "
-                       "times). Run it? [y/N] ")
+        answer = input(f"{plan}. Run the full size? [y/N] ")
         if answer.strip().lower() not in ("y", "yes"):
             print("nothing run; --size smoke runs a small version in minutes")
             return 0

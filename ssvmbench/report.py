@@ -109,15 +109,12 @@ def _plot_options(preset):
     return parser.parse_args(["LOGS", "-o", "OUT", *shlex.split(options)])
 
 
-def _duration(seconds):
-    return f"{seconds / 60:.1f} min" if seconds < 3600 else f"{seconds / 3600:.1f} h"
-
-
 def _compute(runs, total, longest):
     """Measured compute and the wall time it implies on 2 cores and on a cluster."""
-    return (f"{runs} runs, {_duration(total)} of run time in all (their logs' start to finish), "
-            f"longest run {_duration(longest)}: about {_duration(total / 2)} on 2 cores with "
-            f"`hydra/launcher=joblib hydra.launcher.n_jobs=2`, about {_duration(longest)} on a "
+    duration = presets.duration
+    return (f"{runs} runs, {duration(total)} of run time in all (their logs' start to finish), "
+            f"longest run {duration(longest)}: about {duration(total / 2)} on 2 cores with "
+            f"`hydra/launcher=joblib hydra.launcher.n_jobs=2`, about {duration(longest)} on a "
             f"cluster with {runs} or more cores (`hydra/launcher=slurm`), plus queueing and "
             "data loading.")
 

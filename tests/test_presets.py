@@ -172,8 +172,14 @@ def test_reproduce_says_what_each_size_costs_and_asks_before_the_full_size(monke
     parser = argparse.ArgumentParser()
     presets_module.configure_parser(parser)
     assert presets_module.main(parser.parse_args([])) == 0
-    assert ("full: 96 runs of up to 100 passes; smoke: 24 runs of up to 2 passes"
-            in capsys.readouterr().out)
+    listed = capsys.readouterr().out
+    assert "full: 96 runs of up to 100 passes, ~1.8 h of run time; smoke: 24 runs" in listed
+    measured = load("bcfw_figure2_ocr")["sizes"]["full"]["measured"]
+    assert presets_module.estimate("bcfw_figure2_ocr", "full")[0] == pytest.approx(
+        96 * (measured["run_s"] / measured["runs"] + presets_module.STARTUP_S))
+    both = ["bcfw_figure1abc_ocr", "bcfw_figure2_ocr"]        # they share the OCR sweeps
+    assert presets_module._distinct_runs(both, "full")[0] < sum(
+        presets_module.cost(name, "full")[0] for name in both)
     monkeypatch.setattr("sys.stdin.isatty", lambda: True)
     monkeypatch.setattr("builtins.input", lambda prompt: "n")
     ran = []
