@@ -1,5 +1,6 @@
 """ssvmbench: reproduce and extend structural-SVM optimizer benchmarks."""
 
+import contextlib
 import os
 
 from ssvmbench.paths import user_cache
@@ -11,11 +12,9 @@ __version__ = "0.1.0"
 # them; a source file that changed is recompiled (numba keys its cache on the file's stamp).
 # NUMBA_CACHE_DIR, if set, wins; a cache folder that cannot be made leaves numba's default.
 if "NUMBA_CACHE_DIR" not in os.environ:
-    try:
+    with contextlib.suppress(OSError):
         (user_cache() / "numba").mkdir(parents=True, exist_ok=True)
         os.environ["NUMBA_CACHE_DIR"] = str(user_cache() / "numba")
-    except OSError:
-        pass
 
 
 def __getattr__(name):

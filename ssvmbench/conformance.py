@@ -23,7 +23,7 @@ from ssvmbench.data.scenes import load_scenes
 from ssvmbench.data.synthetic import random_chains, random_hashed_chains
 from ssvmbench.errors import UserError, number
 from ssvmbench.objective import Objective
-from ssvmbench.solvers import make_solver, registered
+from ssvmbench.solvers import make_solver, solver_class
 from ssvmbench.tasks import make_task
 from ssvmbench.tasks.oracles import Oracle
 
@@ -146,10 +146,7 @@ def configure_parser(parser):
 
 
 def main(args):
-    solvers = registered()
-    if args.solver not in solvers:
-        raise UserError(f"unknown solver '{args.solver}': choose one of {sorted(solvers)}")
-    cls = solvers[args.solver]
+    cls = solver_class(args.solver)
     options = parse_options(args.options)
     tasks = tiny_tasks()
     failed = 0

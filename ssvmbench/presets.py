@@ -12,10 +12,9 @@ each may carry ``measured``, the run time of a reproduction at that size on the 
 2-core VM, from which ``reproduce`` estimates the time a reproduction takes).
 ``{seeds}`` in a sweep takes the size's seeds, ``{passes}`` in the plot options its passes
 (a sweep may set its own ``solver.passes`` for the full size). A sweep of the same name is
-the same in
-every preset (Figures 1a-c, 2 and 3 share the OCR runs), and sweeps resume (finished runs
-are skipped), so presets share their runs and an interrupted one, run again, redoes only
-what is missing.
+the same in every preset (Figures 1a-c, 2 and 3 share the OCR runs), and sweeps resume
+(finished runs are skipped), so presets share their runs and an interrupted one, run again,
+redoes only what is missing.
 """
 
 import shlex
@@ -137,8 +136,12 @@ def sweep_runs(words):
         if sep and not key.startswith("hydra"):
             depth, count = 0, 1
             for char in value:
-                depth += char in "[(" and 1 or (char in "])" and -1 or 0)
-                count += char == "," and depth == 0
+                if char in "[(":
+                    depth += 1
+                elif char in "])":
+                    depth -= 1
+                elif char == "," and depth == 0:
+                    count += 1
             runs *= count
     return runs
 
@@ -155,17 +158,23 @@ STARTUP_S = 1.5   # per run, outside its log's times: process start, imports, da
 #                   for 191 runs with their plots, 109 s of it in the runs' logs)
 
 
-def estimate(name, size):
-    """``(run seconds, longest run seconds)`` expected for preset ``name`` at ``size``: the
-    mean run time measured for it (``sizes.SIZE.measured``: ``runs``, ``run_s``,
-    ``longest_s``, from a reproduction's logs on the README's 2-core VM) plus
-    :data:`STARTUP_S`, times its runs; None without a measurement."""
+def _seconds_per_run(name, size):
+    """The mean run time measured for preset ``name`` at ``size`` (``sizes.SIZE.measured``:
+    ``runs``, ``run_s``, ``longest_s``, from a reproduction's logs on the README's 2-core
+    VM) plus :data:`STARTUP_S`; None without a measurement."""
     measured = load(name)["sizes"][size].get("measured")
-    if not measured:
+    return measured["run_s"] / measured["runs"] + STARTUP_S if measured else None
+
+
+def estimate(name, size):
+    """``(run seconds, longest run seconds)`` expected for preset ``name`` at ``size``: its
+    runs times :func:`_seconds_per_run`, and the longest run measured; None without a
+    measurement."""
+    per_run = _seconds_per_run(name, size)
+    if per_run is None:
         return None
-    runs, _ = cost(name, size)
-    return ((measured["run_s"] / measured["runs"] + STARTUP_S) * runs,
-            measured["longest_s"] + STARTUP_S)
+    longest = load(name)["sizes"][size]["measured"]["longest_s"] + STARTUP_S
+    return per_run * cost(name, size)[0], longest
 
 
 def _distinct_runs(names, size):
@@ -173,16 +182,14 @@ def _distinct_runs(names, size):
     several presets counted once (BCFW Figures 1a-c, 2 and 3 share the OCR runs)."""
     seen, runs, seconds = set(), 0, 0.0
     for name in names:
-        expected = estimate(name, size)
-        total, _ = cost(name, size)
+        per_run = _seconds_per_run(name, size)
         for step in commands(name, size, "OUT")[:-1]:
             if step[-1] in seen:                   # hydra.sweep.dir=OUT/logs/SWEEP
                 continue
             seen.add(step[-1])
             count = sweep_runs(step[2:])
             runs += count
-            seconds = None if expected is None or seconds is None else (
-                seconds + expected[0] / total * count)
+            seconds = None if per_run is None or seconds is None else seconds + per_run * count
     return runs, seconds
 
 

@@ -11,6 +11,7 @@ files are never overwritten: :func:`make_room` skips finished runs and keeps unf
 under another name.
 """
 
+import contextlib
 import datetime
 import shutil
 import warnings
@@ -56,7 +57,6 @@ def check_space(directory, needed=0):
 class Diverged(Exception):
     """Raised when a logged objective is NaN or infinite; the log says ``diverged``, a
     result like ``finished`` that re-runs keep."""
-
 
 
 def _now():
@@ -159,7 +159,8 @@ class RunLog:
         """Record the final ``status`` (and ``error`` message) and close; idempotent."""
         if not self.file:
             return
-        try:
+        # on a full disk the rows written so far and n_rows stay as they are
+        with contextlib.closing(self.file), contextlib.suppress(OSError):
             for dataset in self.trace.values():  # columns as long as their rows, for any reader
                 if dataset.shape[0] != self.n_rows:
                     dataset.resize((self.n_rows,))
@@ -167,10 +168,6 @@ class RunLog:
             if error:
                 self.file.attrs["error"] = error
             self.file.flush()
-        except OSError:       # a full disk: the rows written so far and n_rows stay as they are
-            pass
-        finally:
-            self.file.close()
 
     def __enter__(self):
         return self

@@ -1,5 +1,6 @@
 """One run: config -> data -> task -> solver -> checkpoints -> HDF5 run log."""
 
+import contextlib
 import dataclasses
 import math
 import os
@@ -21,13 +22,14 @@ from ssvmbench.data import check_options as check_data_options
 from ssvmbench.data import load_split
 from ssvmbench.messages import say
 from ssvmbench.errors import Incompatible, UserError, number
+from ssvmbench.files import write_atomically
 from ssvmbench import objective
 from ssvmbench.monitor import measure, schedule
 from ssvmbench.paths import data_root
 from ssvmbench.runlock import Busy, RunLock
 from ssvmbench.runlog import (Diverged, DiskFull, Interrupted, RunLog, check_space, make_room,
                               read_log, resumable, write_skipped)
-from ssvmbench.solvers import make_solver, registered
+from ssvmbench.solvers import make_solver, solver_class
 from ssvmbench.tasks import make_task
 from ssvmbench.tasks.oracles import Oracle
 
@@ -91,10 +93,7 @@ def check_settings(cfg):
     if "experiment" in cfg:
         raise UserError("presets are not run configs: run `ssvmbench reproduce NAME` "
                         "(`ssvmbench reproduce` lists them), not `run +experiment=NAME`")
-    solvers = registered()
-    if cfg.solver.name not in solvers:
-        raise UserError(f"unknown solver '{cfg.solver.name}': choose one of {sorted(solvers)}")
-    solvers[cfg.solver.name].check_option_names(
+    solver_class(cfg.solver.name).check_option_names(
         [key for key in cfg.solver if key not in ("name", "passes")])
     check_data_options(cfg.data.name, [key for key in cfg.data if key != "name"])
     seed = cfg.seed
@@ -233,10 +232,8 @@ def _run_owned(cfg, path, config, overrides, sweep, points):
                 if cfg.get("save_weights", True):
                     save_weights(path.with_name(WEIGHTS_NAME), solver)
         except Interrupted as err:
-            try:
+            with contextlib.suppress(DiskFull):   # else the last periodic state stays
                 save_state(state_path, solver, clock)
-            except DiskFull:
-                pass                 # the state saved last (resume.every_s), if any, stays
             raise Interrupted(f"{err} after {solver.oracle_calls / train.n:.3g} passes; "
                               f"its log {path} says status=interrupted") from None
         except Diverged as err:
@@ -270,25 +267,20 @@ def finished_summary(path, logs):
 STATE_NAME = "state.pkl"
 
 
-def _write_atomically(path, arrays, write):
-    """``write(file)`` to ``path`` through a temporary file, after checking the disk has room
-    for ``arrays`` (their bytes); a failed write leaves no temporary file and raises
-    :class:`~ssvmbench.runlog.DiskFull`."""
+def _save(path, arrays, write):
+    """:func:`~ssvmbench.files.write_atomically` after checking the disk has room for
+    ``arrays`` (their bytes); a failed write raises :class:`~ssvmbench.runlog.DiskFull`."""
     check_space(path.parent, sum(a.nbytes for a in arrays if isinstance(a, np.ndarray)))
-    tmp = path.with_name(path.name + ".tmp")
     try:
-        with open(tmp, "wb") as out:
-            write(out)
-        tmp.replace(path)
+        write_atomically(path, write)
     except OSError as err:
-        tmp.unlink(missing_ok=True)
         raise DiskFull(f"could not write {path}: {err}") from None
 
 
 def save_state(path, solver, clock):
     """The solver's state and the clocks, written atomically beside the run log."""
     state = {"solver": solver.state_dict(), "clock": dict(clock)}
-    _write_atomically(path, state["solver"].values(),
+    _save(path, state["solver"].values(),
                       lambda out: pickle.dump(state, out, protocol=pickle.HIGHEST_PROTOCOL))
 
 
@@ -300,7 +292,7 @@ def save_weights(path, solver):
     beside the run log, written atomically: ``np.load(path)["wavg"]`` is a trained model
     for ``make_task(split).evaluate(w)``."""
     weights = {name: w for name, w, _ in solver.iterates()}
-    _write_atomically(path, weights.values(), lambda out: np.savez_compressed(out, **weights))
+    _save(path, weights.values(), lambda out: np.savez_compressed(out, **weights))
 
 
 def _train(cfg, solver, train, test, points, log, signals, clock, save):

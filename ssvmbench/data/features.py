@@ -16,15 +16,14 @@ import hashlib
 import json
 import re
 import sys
-import tempfile
 import time
 import zipfile
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ssvmbench.errors import UserError
+from ssvmbench.files import write_atomically
 from ssvmbench.paths import cache_dir
 
 ATTRIBUTES = ("word", "lower", "pos", "shape", "prefix2", "prefix3", "suffix2", "suffix3",
@@ -270,11 +269,5 @@ def cached(key_parts, compute):
     for orphan in path.parent.glob("*.tmp"):     # left by a killed process (SIGKILL)
         if time.time() - orphan.stat().st_mtime > ORPHAN_AGE_S:
             orphan.unlink(missing_ok=True)
-    with tempfile.NamedTemporaryFile(dir=path.parent, suffix=".tmp", delete=False) as tmp:
-        try:
-            np.savez(tmp, **result)      # a private file per process, then an atomic
-        except BaseException:            # rename: concurrent runs may build the same key
-            Path(tmp.name).unlink(missing_ok=True)
-            raise
-    Path(tmp.name).replace(path)
-    return result
+    write_atomically(path, lambda out: np.savez(out, **result))  # concurrent runs may build
+    return result                                                 # the same key

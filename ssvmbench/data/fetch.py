@@ -9,16 +9,15 @@ holding the file as ``member``. Downloads are cached under ``<root>/.downloads``
 
 import hashlib
 import importlib
-import os
 import sys
 import tarfile
-import tempfile
 from pathlib import Path
 
 import pooch
 import yaml
 
 from ssvmbench.errors import UserError
+from ssvmbench.files import write_atomically
 from ssvmbench.paths import data_root, manifest_path
 
 TIMEOUT_S = 10
@@ -100,7 +99,8 @@ def fetch_file(dataset, relpath, spec, root):
 def _fetch_plain(url, source, dest, expected, root):
     _say(f"Downloading {dest.name} from {url} to {dest}")
     if "check" not in source:
-        _write_atomic(dest, _download(url, root, expected).read_bytes())
+        content = _download(url, root, expected).read_bytes()
+        write_atomically(dest, lambda out: out.write(content))
         return
     download = _download(url, root, None)
     try:
@@ -108,7 +108,7 @@ def _fetch_plain(url, source, dest, expected, root):
     except (OSError, ValueError, EOFError) as err:
         download.unlink()                  # so that the next try downloads it again
         raise ValueError(f"not the published data: {err}") from None
-    _write_atomic(dest, download.read_bytes())
+    write_atomically(dest, lambda out: out.write(download.read_bytes()))
 
 
 def _fetch_member(url, source, dest, expected, root):
@@ -119,7 +119,7 @@ def _fetch_member(url, source, dest, expected, root):
     actual = hashlib.sha256(content).hexdigest()
     if actual != expected:
         raise ValueError(f"member sha256 {actual} differs from the expected {expected}")
-    _write_atomic(dest, content)
+    write_atomically(dest, lambda out: out.write(content))
 
 
 def _check_format(source, path):
@@ -137,21 +137,6 @@ def _download(url, root, known_hash):
     return Path(pooch.retrieve(url, known_hash=known_hash and f"sha256:{known_hash}",
                                path=root / ".downloads", downloader=_downloader(),
                                progressbar=False))
-
-
-def _write_atomic(dest, content):
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=dest.parent, prefix=f".{dest.name}.")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(content)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, dest)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _missing_message(dataset, relpath, spec, root, tried_download):

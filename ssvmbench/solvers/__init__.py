@@ -36,7 +36,13 @@ def make_solver(name, task, lam, options, seed, oracle=None, l1=0.0):
     """Build solver ``name`` for ``lam/2 ||w||^2 + l1 ||w||_1 + 1/n sum_i H_i(w)`` (calling
     ``oracle``, an :class:`~ssvmbench.tasks.oracles.Oracle`, by default the max oracle);
     unknown names are refused with the list of valid ones."""
+    return solver_class(name)(task, lam, options, seed, oracle, l1)
+
+
+def solver_class(name):
+    """The class of solver ``name`` (built-in or plugin); unknown names are refused with the
+    list of valid ones."""
     solvers = registered()
     if name not in solvers:
         raise UserError(f"unknown solver '{name}': choose one of {sorted(solvers)}")
-    return solvers[name](task, lam, options, seed, oracle, l1)
+    return solvers[name]
