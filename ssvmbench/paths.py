@@ -1,5 +1,6 @@
 """Where configs, the dataset manifest and the data live."""
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -39,3 +40,18 @@ def data_root(root=None) -> Path:
 def cache_dir() -> Path:
     """Derived data (extracted features): ``$SSVMBENCH_CACHE_DIR``, else :func:`user_cache`."""
     return Path(os.environ.get("SSVMBENCH_CACHE_DIR") or user_cache()).expanduser()
+
+
+def source_digest(root=PACKAGE) -> str:
+    """A short digest of the contents of every ``.py`` file under ``root``."""
+    digest = hashlib.sha1()
+    for path in sorted(Path(root).rglob("*.py")):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def kernel_cache() -> Path:
+    """numba's cache of compiled kernels: ``numba/<source digest>`` in :func:`user_cache`.
+    numba re-compiles a kernel whose own file changed, but not one whose callee in another
+    file changed; a folder per version of the sources never serves such a stale kernel."""
+    return user_cache() / "numba" / source_digest()

@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 
-from ssvmbench.paths import data_root, user_cache
+from ssvmbench.paths import data_root, kernel_cache, source_digest, user_cache
 
 
 def test_the_default_data_root_does_not_depend_on_the_current_directory(tmp_path,
@@ -17,6 +17,18 @@ def test_the_default_data_root_does_not_depend_on_the_current_directory(tmp_path
     assert data_root(tmp_path / "mine") == tmp_path / "mine"
 
 
+def test_kernel_cache_folder_changes_with_any_source_file(tmp_path):
+    """numba re-compiles a cached kernel when its own file changes, not when a callee in
+    another file does: the cache folder is keyed by every source file's contents."""
+    (tmp_path / "tasks").mkdir()
+    (tmp_path / "tasks" / "chain.py").write_text("def f(): return 1\n")
+    (tmp_path / "bcfw.py").write_text("from tasks.chain import f\n")
+    before = source_digest(tmp_path)
+    assert source_digest(tmp_path) == before
+    (tmp_path / "tasks" / "chain.py").write_text("def f(): return 2\n")
+    assert source_digest(tmp_path) != before
+
+
 def test_compiled_kernels_are_cached_outside_the_installed_sources(tmp_path):
     """A reinstall replaces the package's files and would drop a cache kept beside them;
     NUMBA_CACHE_DIR set by the user still wins."""
@@ -24,7 +36,7 @@ def test_compiled_kernels_are_cached_outside_the_installed_sources(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     default = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                              env=env, check=True).stdout.strip()
-    assert default == str(user_cache() / "numba")
+    assert default == str(kernel_cache()) and kernel_cache().parent == user_cache() / "numba"
     mine = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           env={**env, "NUMBA_CACHE_DIR": str(tmp_path)}, check=True)
     assert mine.stdout.strip() == str(tmp_path)
