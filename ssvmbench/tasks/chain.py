@@ -94,18 +94,36 @@ def buffers(max_len, L):
 def unary_scores(w, ws, dims, data, i, out):
     """``out[t, l] = ws * <w_l, x_t>`` for the tokens of sequence ``i``; returns ``T``."""
     offsets, feat_ptr, feat_idx, feat_val = data[0], data[2], data[3], data[4]
-    L = dims[1]
-    t0, t1 = offsets[i], offsets[i + 1]
-    T = t1 - t0
+    F, L = dims
+    W = w[:F * L].reshape((F, L))
+    t0 = offsets[i]
+    T = offsets[i + 1] - t0
     for t in range(T):
-        for l in range(L):
-            out[t, l] = 0.0
-        for p in range(feat_ptr[t0 + t], feat_ptr[t0 + t + 1]):
-            base = feat_idx[p] * L
-            v = ws * feat_val[p]
-            for l in range(L):
-                out[t, l] += v * w[base + l]
+        gather_add(W, ws, feat_idx, feat_val, feat_ptr[t0 + t], feat_ptr[t0 + t + 1], out[t])
     return T
+
+
+@nb.njit(cache=True)
+def gather_add(W, ws, feat_idx, feat_val, p, p1, out):
+    """``out = ws * sum_{p <= q < p1} feat_val[q] W[feat_idx[q]]``: one token's scores for
+    all labels, a gather-add of the rows of its active features. Four rows are summed per
+    sweep over ``out`` (a quarter of the loads and stores of ``out``; SIMD over labels)."""
+    L = W.shape[1]
+    for l in range(L):
+        out[l] = 0.0
+    while p + 4 <= p1:
+        r0, r1, r2, r3 = W[feat_idx[p]], W[feat_idx[p + 1]], W[feat_idx[p + 2]], W[feat_idx[p + 3]]
+        v0, v1 = ws * feat_val[p], ws * feat_val[p + 1]
+        v2, v3 = ws * feat_val[p + 2], ws * feat_val[p + 3]
+        for l in range(L):
+            out[l] += (v0 * r0[l] + v1 * r1[l]) + (v2 * r2[l] + v3 * r3[l])
+        p += 4
+    while p < p1:
+        r0 = W[feat_idx[p]]
+        v0 = ws * feat_val[p]
+        for l in range(L):
+            out[l] += v0 * r0[l]
+        p += 1
 
 
 @nb.njit(cache=True)
@@ -158,31 +176,33 @@ def loss_unit(normalized, T):
 
 
 @nb.njit(cache=True)
-def incoming_transitions(w, ws, dims):
-    """``WT[b, a] = ws * w_trans[a, b]``: the transitions into each label as contiguous rows
-    (one ``L x L`` copy per sequence, so that :func:`transition_max` reads rows)."""
+def transition_max(w, ws, dims, prev, out):
+    """``out[b] = max_a prev[a] + ws * w_trans[a, b]``: one max-plus step of the chain
+    recursions, as ``L`` element-wise maxima over the contiguous rows of the transition
+    block (SIMD over ``b``; no horizontal reductions, no copy of the block)."""
     F, L = dims
-    off_trans = F * L
-    WT = np.empty((L, L))
-    for a in range(L):
-        for b in range(L):
-            WT[b, a] = ws * w[off_trans + a * L + b]
-    return WT
-
-
-@nb.njit(cache=True, fastmath={"nnan", "nsz", "reassoc"})
-def transition_max(WT, prev, out):
-    """``out[b] = max_a prev[a] + WT[b, a]``: one max-plus step of the chain recursions,
-    a max-reduction over a contiguous row (vectorized: the fast-math flags only let the
-    exact max be reordered; the scores are finite)."""
-    L = WT.shape[0]
+    trans = w[F * L:F * L + L * L].reshape((L, L))
+    p, row = prev[0], trans[0]
     for b in range(L):
-        row = WT[b]
-        m = -1e300
-        for a in range(L):
-            v = prev[a] + row[a]
-            m = v if v > m else m
-        out[b] = m
+        out[b] = p + ws * row[b]
+    for a in range(1, L):
+        p, row = prev[a], trans[a]
+        for b in range(L):
+            v = p + ws * row[b]
+            out[b] = v if v > out[b] else out[b]
+
+
+@nb.njit(cache=True)
+def add_token_scores(U_t, gold_t, unit, out):
+    """``out += U_t`` plus the loss ``unit`` at every label but ``gold_t`` (two SIMD loops
+    around the gold label instead of a branch per label)."""
+    L = len(out)
+    for b in range(L):
+        out[b] += U_t[b]
+    for b in range(gold_t):
+        out[b] += unit
+    for b in range(gold_t + 1, L):
+        out[b] += unit
 
 
 @nb.njit(cache=True)
@@ -196,19 +216,15 @@ def viterbi(w, ws, dims, U, T, gold, unit, delta, y_out):
     plus loss); the labeling is written to ``y_out[:T]``.
     ``delta`` is a ``(maxT, L)`` scratch array. The forward pass keeps only the max-sums
     (no back-pointer table; each step is :func:`transition_max`); the backtrace recomputes
-    each argmax over the ``L`` predecessors of the chosen label.
+    each argmax over the ``L`` predecessors of the chosen label (the first maximal one).
     """
     F, L = dims
-    off_first = F * L + L * L
+    off_trans = F * L
+    off_first = off_trans + L * L
     first_scores(w, ws, dims, U, T, gold, unit, delta[0])
-    WT = incoming_transitions(w, ws, dims)
     for t in range(1, T):
-        cur = delta[t]
-        transition_max(WT, delta[t - 1], cur)
-        for b in range(L):
-            cur[b] += U[t, b]
-            if b != gold[t]:
-                cur[b] += unit
+        transition_max(w, ws, dims, delta[t - 1], delta[t])
+        add_token_scores(U[t], gold[t], unit, delta[t])
     best = -np.inf
     arg = 0
     for l in range(L):
@@ -218,10 +234,10 @@ def viterbi(w, ws, dims, U, T, gold, unit, delta, y_out):
             arg = l
     y_out[T - 1] = arg
     for t in range(T - 1, 0, -1):
-        row = WT[y_out[t]]
+        column = off_trans + y_out[t]
         top = -np.inf
         for a in range(L):
-            v = delta[t - 1, a] + row[a]
+            v = delta[t - 1, a] + ws * w[column + a * L]
             if v > top:
                 top = v
                 arg = a
@@ -314,30 +330,50 @@ def add_direction(w, coef, dims, data, t0, T, R, E, U, C):
     F, L = dims
     off_trans = F * L
     off_first = off_trans + L * L
+    W = w[:F * L].reshape((F, L))
     for t in range(T):
+        r = R[t]
         nonzero = False
         for l in range(L):
-            if R[t, l] != 0.0:
+            if r[l] != 0.0:
                 nonzero = True
                 break
         if not nonzero:
             continue
-        for p in range(feat_ptr[t0 + t], feat_ptr[t0 + t + 1]):
-            base = feat_idx[p] * L
-            v = coef * feat_val[p]
-            for l in range(L):
-                w[base + l] += v * R[t, l]
-            for j in range(len(C)):
-                u = U[j]
-                c = C[j] * v
-                for l in range(L):
-                    u[base + l] += c * R[t, l]
+        p, p1 = feat_ptr[t0 + t], feat_ptr[t0 + t + 1]
+        scatter_add(W, coef, feat_idx, feat_val, p, p1, r)
+        for j in range(len(C)):
+            scatter_add(U[j, :F * L].reshape((F, L)), coef * C[j], feat_idx, feat_val, p, p1, r)
     for a in range(L):
         _put(w, U, C, off_first + a, coef * R[0, a])
         _put(w, U, C, off_first + L + a, coef * R[T - 1, a])
     keys, vals = E[0], E[1]
     for j in range(E[2][0]):
         _put(w, U, C, off_trans + keys[j], coef * vals[j])
+
+
+@nb.njit(cache=True)
+def scatter_add(W, coef, feat_idx, feat_val, p, p1, r):
+    """``W[feat_idx[q]] += coef * feat_val[q] * r`` for ``p <= q < p1`` (the rows of one
+    token's active features, distinct), four rows per sweep over ``r`` (SIMD over labels)."""
+    L = W.shape[1]
+    while p + 4 <= p1:
+        r0, r1, r2, r3 = W[feat_idx[p]], W[feat_idx[p + 1]], W[feat_idx[p + 2]], W[feat_idx[p + 3]]
+        v0, v1 = coef * feat_val[p], coef * feat_val[p + 1]
+        v2, v3 = coef * feat_val[p + 2], coef * feat_val[p + 3]
+        for l in range(L):
+            x = r[l]
+            r0[l] += v0 * x
+            r1[l] += v1 * x
+            r2[l] += v2 * x
+            r3[l] += v3 * x
+        p += 4
+    while p < p1:
+        r0 = W[feat_idx[p]]
+        v0 = coef * feat_val[p]
+        for l in range(L):
+            r0[l] += v0 * r[l]
+        p += 1
 
 
 @nb.njit(cache=True)

@@ -36,7 +36,7 @@ import numba as nb
 import numpy as np
 
 from ssvmbench.tasks import transitions
-from ssvmbench.tasks.chain import first_scores, incoming_transitions, transition_max
+from ssvmbench.tasks.chain import first_scores, transition_max
 
 # ------------------------------------------------------------------ top-K Viterbi
 
@@ -288,13 +288,12 @@ def exp_oracle(w, ws, dims, U, T, gold, unit, mu, work, R, E):
     alpha, S, P, M = work
     inv = 1.0 / mu
     first_scores(w, ws, dims, U, T, gold, unit, alpha[0])
-    WT = incoming_transitions(w, ws, dims)
     for t in range(1, T):
         St = S[t]
         Pt = P[t]
         for b in range(L):
             St[b] = 0.0
-        transition_max(WT, alpha[t - 1], M)
+        transition_max(w, ws, dims, alpha[t - 1], M)
         for a in range(L):
             prev = alpha[t - 1, a]
             row = off_trans + a * L
