@@ -2,6 +2,8 @@
 
 Seconds per effective pass are the median over ``--passes`` (>= 5) timed passes after
 a warm-up pass; JIT compile time (first call) is reported separately, as benchopt does.
+A checkpoint's evaluation (:func:`ssvmbench.monitor.measure`) is timed after the passes on
+one thread and on every core, as a run's checkpoints run it.
 """
 
 import os
@@ -19,6 +21,7 @@ from omegaconf import OmegaConf
 from ssvmbench.app import store_plugin_configs
 from ssvmbench.errors import UserError
 from ssvmbench.paths import config_dir
+from ssvmbench.monitor import evaluation_threads, measure
 from ssvmbench.runner import load_tasks, prepare
 from ssvmbench.tasks.kernels import mean_hinge_and_gradient
 from ssvmbench.tasks.oracles import Oracle
@@ -42,7 +45,7 @@ def main(args):
         cfg = compose(config_name="config", overrides=args.overrides)
     if args.oracles:
         return _oracle_costs(load_tasks(cfg)[1], cfg, args.passes)
-    solver, train, _, split, lam = prepare(cfg)
+    solver, train, test, split, lam = prepare(cfg)
     n = train.n
     start = time.perf_counter()
     solver.run_until(1)
@@ -54,22 +57,41 @@ def main(args):
         solver.run_until(p * n)
         times.append(time.perf_counter() - start)
     per_pass = statistics.median(times)
+    evaluation = _evaluation_seconds(solver, train, test)
     held = [*vars(solver).values(), *vars(solver.averages).values()]
     state_mb = sum(map(_nbytes, held)) / 2**20
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"solver={solver.name} data={cfg.data.name} ({split.variant}) lambda={lam:g} "
           f"n={n} rows={train.n_rows} d={train.d}")
-    print(f"machine: {_cpu_model()}, {os.cpu_count()} cores; numba threads "
-          f"{numba.get_num_threads()} (the solvers run on one)")
+    print(f"machine: {_cpu_model()}, {os.cpu_count()} cores (the solvers run on one)")
     print(f"compile/cache load + first oracle call: {jit_s:.2f} s")
     print(f"seconds per pass:         {per_pass:.4f}  (median of {len(times)}; "
           f"min {min(times):.4f}, max {max(times):.4f})")
     print(f"oracle calls per second:  {n / per_pass:,.0f}")
     print(f"score rows per second:    {train.n_rows / per_pass:,.0f}  (letters, tokens or "
           "candidate boxes)")
+    print(f"checkpoint evaluation:    " + ", ".join(
+        f"{seconds:.4f} s on {threads} thread{'s' * (threads > 1)}"
+        for threads, seconds in evaluation.items())
+        + f"  (iterates {', '.join(solver.iterate_names)}; median of 3)")
     print(f"solver state:             {state_mb:.1f} MiB")
     print(f"peak memory (max RSS):    {peak_mb:.0f} MiB")
     return 0
+
+
+def _evaluation_seconds(solver, train, test):
+    """Median seconds of three checkpoint evaluations, by thread count (1, and every core)."""
+    seconds = {}
+    for threads in sorted({1, evaluation_threads()}):
+        numba.set_num_threads(threads)
+        measure(solver, train, test)                # compiles or loads the parallel kernels
+        times = []
+        for _ in range(3):
+            start = time.perf_counter()
+            measure(solver, train, test)
+            times.append(time.perf_counter() - start)
+        seconds[threads] = statistics.median(times)
+    return seconds
 
 
 def _oracle_costs(train, cfg, passes):

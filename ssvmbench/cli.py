@@ -84,7 +84,7 @@ def _argparse_command(command, rest):
                        "re-running continues where it stopped.")
     parser = argparse.ArgumentParser(prog=f"ssvmbench {command}", description=description)
     module.configure_parser(parser)
-    return module.main(parser.parse_args(rest)) or 0
+    return module.main(parser.parse_intermixed_args(rest)) or 0
 
 
 def _check_output_dirs(rest):

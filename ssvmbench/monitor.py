@@ -8,8 +8,15 @@ this is exactly the Frank-Wolfe gap of BCFW Section 4), the train loss and test 
 (the mean task loss of the predictions: normalized Hamming, or 1 - IoU for boxes; for word
 alignment the alignment error rate AER on each split, BCFW Appendix F's test error), the
 split's test metric (higher is better; 1 - AER for alignment) and ``nnz(w)``.
+
+The evaluation passes run in parallel over the examples on numba's threads
+(:func:`evaluation_threads`); the solvers' own steps are serial code, one thread, so that
+seconds per pass compare across solvers.
 """
 
+import os
+
+import numba
 import numpy as np
 
 from ssvmbench.errors import UserError
@@ -36,6 +43,14 @@ def schedule(passes, every, log_start=None, per_decade=4):
     if not points or points[-1] < passes:
         points.append(float(passes))
     return [p for p in points if p > 0]
+
+
+def evaluation_threads(parallel_jobs=1):
+    """Threads of a checkpoint's evaluation: the cores this process may use (at most numba's
+    ``NUMBA_NUM_THREADS``), shared among the ``parallel_jobs`` runs a sweep makes at once."""
+    cores = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+             else os.cpu_count() or 1)
+    return max(1, min(numba.config.NUMBA_NUM_THREADS, cores) // max(1, parallel_jobs))
 
 
 def measure(solver, train, test):

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numba
 import numpy as np
+from hydra.core.hydra_config import HydraConfig
 from omegaconf import OmegaConf
 from tqdm import tqdm
 
@@ -24,7 +25,7 @@ from ssvmbench.messages import say
 from ssvmbench.errors import Incompatible, UserError, number
 from ssvmbench.files import write_atomically
 from ssvmbench import objective
-from ssvmbench.monitor import measure, schedule
+from ssvmbench.monitor import evaluation_threads, measure, schedule
 from ssvmbench.paths import data_root
 from ssvmbench.runlock import Busy, RunLock
 from ssvmbench.runlog import (Diverged, DiskFull, Interrupted, RunLog, check_space, make_room,
@@ -146,6 +147,18 @@ def prepare(cfg):
 WARM_UP_EXAMPLES = 2
 
 
+def parallel_jobs():
+    """The runs a sweep makes at once on this machine: the joblib launcher's
+    ``hydra.launcher.n_jobs`` (joblib's meaning: -1 one per core), else 1."""
+    try:
+        n_jobs = HydraConfig.get().launcher.get("n_jobs")
+    except ValueError:                       # not inside a Hydra job (the Python API)
+        return 1
+    if not isinstance(n_jobs, int) or n_jobs == 0:
+        return 1
+    return n_jobs if n_jobs > 0 else max(1, (os.cpu_count() or 1) + 1 + n_jobs)
+
+
 def warm_up(cfg, split, lam, l1):
     """Compile (or load from numba's cache) every kernel the run will call, by one pass and
     one checkpoint of the same solver on the first ``WARM_UP_EXAMPLES`` training and test
@@ -196,6 +209,7 @@ def _run_owned(cfg, path, config, overrides, sweep, points):
     say(f"ssvmbench run: solver={cfg.solver.name} data={cfg.data.name} (data root "
         f"{data_root(cfg.data.get('root'))}) -> {path}")
     with StopSignals() as signals:
+        numba.set_num_threads(evaluation_threads(parallel_jobs()))
         try:
             split, train, test = load_tasks(cfg)
             lam, l1 = resolve_objective(cfg, train.n)
@@ -394,7 +408,8 @@ def _attributes(config, overrides, cfg, solver, split, lam):
         "oracle": solver.oracle.name,
         "oracle_K": solver.oracle.K,
         "oracle_mu": float(solver.oracle.mu),
-        "numba_threads": numba.get_num_threads(),
+        "solver_threads": 1,
+        "eval_threads": numba.get_num_threads(),
         "versions": {pkg: package_version(pkg) for pkg in
                      ("ssvmbench", "numpy", "numba", "llvmlite", "scipy", "daqp", "pandas",
                       "h5py", "hydra-core")},

@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ssvmbench.monitor import evaluation_threads
 from ssvmbench.runlog import read_log
 
 EXE = shutil.which("ssvmbench", path=str(Path(sys.executable).parent)) or shutil.which("ssvmbench")
@@ -366,3 +367,29 @@ def test_a_live_run_directory_is_not_shared(data_root, tmp_path):
     taken = ssvmbench("run", "solver=ssg", "data=ocr", "solver.passes=1",
                       f"hydra.run.dir={run_dir}", cwd=tmp_path, check=False)
     assert "being written" not in taken.stdout + taken.stderr
+
+
+def test_evaluation_threads_are_the_runs_share_of_the_cores_and_logged(data_root, tmp_path):
+    """Checkpoint evaluation runs on the cores a run is given: all of them for one run, a
+    share for each of a joblib sweep's parallel runs; the solver's steps run on one thread.
+    Both counts are in the log."""
+    ssvmbench("run", "-m", "seed=0,1", "data=ocr", "+data.subset=0.03", "solver.passes=1",
+              "hydra/launcher=joblib", "hydra.launcher.n_jobs=2",
+              f"hydra.sweep.dir={tmp_path / 'sweep'}", cwd=tmp_path)
+    ssvmbench("run", "data=ocr", "+data.subset=0.03", "solver.passes=1",
+              f"hydra.run.dir={tmp_path / 'one'}", cwd=tmp_path)
+    logs = sorted((tmp_path / "sweep").rglob("run.h5"))
+    assert len(logs) == 2
+    for log in logs:
+        attrs = read_log(log)[1]
+        assert (attrs["solver_threads"], attrs["eval_threads"]) == (1, evaluation_threads(2))
+    assert read_log(tmp_path / "one" / "run.h5")[1]["eval_threads"] == evaluation_threads()
+
+
+def test_bench_times_passes_and_a_checkpoints_evaluation(data_root, tmp_path):
+    """Options and overrides may come in any order (`--passes 5 solver=...`)."""
+    out = ssvmbench("bench", "--passes", "5", "solver=ssg", "data=ocr", "+data.subset=0.03",
+                    cwd=tmp_path).stdout
+    assert "seconds per pass:" in out and "peak memory" in out
+    threads = evaluation_threads()
+    assert f"s on {threads} thread" in out.split("checkpoint evaluation:")[1]

@@ -1,10 +1,17 @@
 """Checkpoint schedule and the lambda specification."""
 
+import os
+
+import numba
+import numpy as np
 import pytest
 
+from ssvmbench.data.scenes import load_scenes
+from ssvmbench.data.synthetic import random_chains, random_hashed_chains
 from ssvmbench.errors import UserError
-from ssvmbench.monitor import schedule
+from ssvmbench.monitor import evaluation_threads, schedule
 from ssvmbench.runner import resolve_lambda
+from ssvmbench.tasks import chain, make_task
 
 
 def test_schedule_every_pass_and_final_point():
@@ -65,3 +72,49 @@ def test_logged_best_is_never_above_the_raw_iterate():
         assert rows["primal"][1] <= rows["primal"][0] + 1e-12
         best.append(rows["primal"][1])
     assert all(b <= a + 1e-12 for a, b in zip(best, best[1:]))
+
+
+def _serial_chain_evaluation(task, w):
+    """The chain evaluation as one loop over the examples, in order (the reference)."""
+    U, delta, y, _, _ = chain.buffers(task.max_len, task.n_labels)
+    predictions = np.empty(task.n_rows, dtype=np.int32)
+    errors, hinges = 0.0, 0.0
+    for i in range(task.n):
+        T = chain.unary_scores(w, 1.0, task.dims, task.data, i, U)
+        e, h = chain.score_sequence(w, task.dims, task.data, task.normalized, True, i, U, T,
+                                    delta, y, predictions)
+        errors += e
+        hinges += h
+    return hinges / task.n, errors / task.n, predictions
+
+
+@pytest.mark.parametrize("kind", ["chain", "hashed_chain", "boxes"])
+def test_parallel_evaluation_equals_serial_whatever_the_threads(kind):
+    """Checkpoint evaluation runs in parallel over the examples; its means are summed in
+    example order, so every thread count gives the serial loop's numbers to the last bit."""
+    task = {"chain": lambda: make_task(random_chains(700, 4, 6, lengths=(1, 9), seed=1)),
+            "hashed_chain": lambda: make_task(random_hashed_chains(700, 4, 6, 11,
+                                                                   lengths=(1, 9), seed=1)),
+            "boxes": lambda: make_task(load_scenes(n_train=300, n_test=1, size=32,
+                                                   seed=1).train)}[kind]()
+    w = np.random.default_rng(0).normal(size=task.d)
+    results = []
+    for threads in (1, numba.config.NUMBA_NUM_THREADS):
+        numba.set_num_threads(threads)
+        results.append(task.evaluate(w))
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    for hinge, error, predictions in results[1:]:
+        assert (hinge, error) == results[0][:2]
+        for got, expected in zip(np.atleast_1d(predictions), np.atleast_1d(results[0][2])):
+            np.testing.assert_array_equal(got, expected)
+    if kind == "chain":
+        hinge, error, predictions = _serial_chain_evaluation(task, w)
+        assert results[0][:2] == (hinge, error)
+        np.testing.assert_array_equal(results[0][2], predictions)
+
+
+def test_evaluation_threads_share_the_cores_among_a_sweeps_parallel_runs():
+    cores = min(numba.config.NUMBA_NUM_THREADS, len(os.sched_getaffinity(0)))
+    assert evaluation_threads() == cores
+    assert evaluation_threads(parallel_jobs=cores) == 1
+    assert evaluation_threads(parallel_jobs=4 * cores) == 1

@@ -563,27 +563,39 @@ def max_length(offsets):
 # ------------------------------------------------------------------------ evaluation
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, parallel=True)
 def evaluate(w, dims, data, normalized, with_hinge, max_len, predictions):
-    """One pass over a split at fixed ``w`` (not counted as oracle calls).
+    """One pass over a split at fixed ``w`` (not counted as oracle calls), in parallel over
+    the examples on numba's threads (``numba.set_num_threads``).
 
     Writes the predicted labels of every token to ``predictions`` and returns
     ``(mean hinge, mean normalized Hamming)``; the mean structured hinge
     ``(1/n) sum_i H~_i(w)`` (BCFW eq. 2, with the task loss of :func:`loss_unit`) is
-    computed only if ``with_hinge`` (else NaN).
+    computed only if ``with_hinge`` (else NaN). The means are summed in example order, so
+    they do not depend on the thread count.
     """
-    offsets = data[0]
-    n = len(offsets) - 1
-    U, delta, y, _, _ = buffers(max_len, dims[1])
-    hinge = 0.0
-    err = 0.0
-    for i in range(n):
-        T = unary_scores(w, 1.0, dims, data, i, U)
-        e, h = score_sequence(w, dims, data, normalized, with_hinge, i, U, T, delta, y,
-                              predictions)
-        err += e
-        hinge += h
-    return (hinge / n if with_hinge else np.nan), err / n
+    n = len(data[0]) - 1
+    errors, hinges = np.empty(n), np.empty(n)
+    chunks = min(n, EVAL_CHUNKS)
+    for c in nb.prange(chunks):
+        U, delta, y, _, _ = buffers(max_len, dims[1])
+        for i in range(c * n // chunks, (c + 1) * n // chunks):
+            T = unary_scores(w, 1.0, dims, data, i, U)
+            errors[i], hinges[i] = score_sequence(w, dims, data, normalized, with_hinge, i, U,
+                                                  T, delta, y, predictions)
+    return mean_in_order(hinges) if with_hinge else np.nan, mean_in_order(errors)
+
+
+EVAL_CHUNKS = 256   # work items of a parallel evaluation (fixed: results never depend on it)
+
+
+@nb.njit(cache=True)
+def mean_in_order(values):
+    """The mean of ``values`` summed left to right (as a serial loop would)."""
+    total = 0.0
+    for v in values:
+        total += v
+    return total / len(values)
 
 
 @nb.njit(cache=True)

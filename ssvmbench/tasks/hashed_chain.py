@@ -26,8 +26,9 @@ import numba as nb
 import numpy as np
 
 from ssvmbench.data.sequences import HashedChainDataset
-from ssvmbench.tasks.chain import (ChainTask, average_residual, buffers, hamming, loss_unit,
-                                   max_length, mistakes, score_sequence, viterbi)
+from ssvmbench.tasks.chain import (EVAL_CHUNKS, ChainTask, average_residual, buffers, hamming,
+                                   loss_unit, max_length, mean_in_order, mistakes,
+                                   score_sequence, viterbi)
 from ssvmbench.tasks.oracles import hinge_oracle
 
 
@@ -218,19 +219,19 @@ def weights_from_average(alpha, U, c, s, dims, data, lam, w):
         w[data.edge_buckets[L + q]] += (pairs[q] - p_bar) / (lam * n)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, parallel=True)
 def evaluate(w, dims, data, normalized, with_hinge, max_len, predictions):
-    """One pass over a split at fixed ``w``, as :func:`ssvmbench.tasks.chain.evaluate`."""
+    """One pass over a split at fixed ``w``, as :func:`ssvmbench.tasks.chain.evaluate`
+    (in parallel over the examples)."""
     n = len(data.offsets) - 1
     chain_dims = (0, dims[1])
     ev = edge_weights(w, dims, data)
-    U, delta, y, _, _ = buffers(max_len, dims[1])
-    hinge = 0.0
-    err = 0.0
-    for i in range(n):
-        T = unary_scores(w, 1.0, dims, data, i, U)
-        e, h = score_sequence(ev, chain_dims, data, normalized, with_hinge, i, U, T, delta, y,
-                              predictions)
-        err += e
-        hinge += h
-    return (hinge / n if with_hinge else np.nan), err / n
+    errors, hinges = np.empty(n), np.empty(n)
+    chunks = min(n, EVAL_CHUNKS)
+    for c in nb.prange(chunks):
+        U, delta, y, _, _ = buffers(max_len, dims[1])
+        for i in range(c * n // chunks, (c + 1) * n // chunks):
+            T = unary_scores(w, 1.0, dims, data, i, U)
+            errors[i], hinges[i] = score_sequence(ev, chain_dims, data, normalized, with_hinge,
+                                                  i, U, T, delta, y, predictions)
+    return mean_in_order(hinges) if with_hinge else np.nan, mean_in_order(errors)
