@@ -57,10 +57,10 @@ def main(args):
         solver.run_until(p * n)
         times.append(time.perf_counter() - start)
     per_pass = statistics.median(times)
+    peak_passes_mb = _peak_rss_mb()
     evaluation = _evaluation_seconds(solver, train, test)
     held = [*vars(solver).values(), *vars(solver.averages).values()]
     state_mb = sum(map(_nbytes, held)) / 2**20
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"solver={solver.name} data={cfg.data.name} ({split.variant}) lambda={lam:g} "
           f"n={n} rows={train.n_rows} d={train.d}")
     print(f"machine: {_cpu_model()}, {os.cpu_count()} cores (the solvers run on one)")
@@ -75,7 +75,8 @@ def main(args):
         for threads, seconds in evaluation.items())
         + f"  (iterates {', '.join(solver.iterate_names)}; median of 3)")
     print(f"solver state:             {state_mb:.1f} MiB")
-    print(f"peak memory (max RSS):    {peak_mb:.0f} MiB")
+    print(f"peak memory (max RSS):    {peak_passes_mb:.0f} MiB in the passes, "
+          f"{_peak_rss_mb():.0f} MiB with the evaluation")
     return 0
 
 
@@ -122,6 +123,10 @@ def _oracle_costs(train, cfg, passes):
         name = "-".join([oracle.name] + oracle.label()[1:])
         print(f"{name:>14}: {per_call * 1e6:8.1f} us per call   {per_call / base:5.2f} x max")
     return 0
+
+
+def _peak_rss_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _nbytes(value):

@@ -44,6 +44,40 @@ def test_viterbi_matches_brute_force(L, T):
             assert score == pytest.approx(ws * w @ phi_dense(task, i, y[:T]), abs=1e-10)
 
 
+@pytest.mark.parametrize("L,T", [(9, 6), (26, 3)])
+def test_wide_tokens_and_the_gram_kernels_match_dense_products(L, T):
+    """Tokens with many active features (the four-row gather and scatter sweeps and their
+    remainders) against the dense feature map; SAP's Gram kernels give the squared norm of
+    a direction and the scores after the step without reading features again."""
+    task = ChainTask(random_chains(6, L, 23, lengths=(T, T), density=0.7, seed=L))
+    rng = np.random.default_rng(T)
+    U, _, _, R, E = scratch(task)
+    K, rows = np.empty((T, T)), np.empty(T, dtype=np.int64)
+    for i in range(task.n):
+        t0 = task.dataset.offsets[i]
+        gold = task.dataset.labels[t0:t0 + T]
+        y = gold.copy()
+        y[rng.integers(0, T)] = (y[0] + 1) % L       # at least one token differs
+        psi = phi_dense(task, i, gold) - phi_dense(task, i, y)
+        chain.psi_residual(gold, y, T, R, E)
+        w = rng.normal(size=task.d)
+        ws = rng.uniform(0.5, 2.0)
+        chain.unary_scores(w, ws, task.dims, task.data, i, U)
+        for lab in (gold, y):
+            score = chain.labeling_score(w, ws, task.dims, U, T, lab)
+            assert score == pytest.approx(ws * w @ phi_dense(task, i, lab))
+        chain.unary_scores(w, 1.0, task.dims, task.data, i, U)
+        m = chain.residual_gram(task.dims, task.data, t0, T, R, np.zeros(task.dims[0]), K, rows)
+        assert set(rows[:m]) == set(np.flatnonzero(gold != y))
+        assert chain.gram_sqnorm(K, rows, m, T, R, E) == pytest.approx(psi @ psi)
+        chain.add_direction(w, -0.3, task.dims, task.data, t0, T, R, E, np.empty((0, 0)),
+                            np.empty(0))
+        chain.add_gram_scores(U, -0.3, K, rows, m, T, R)
+        expected = np.empty_like(U)
+        chain.unary_scores(w, 1.0, task.dims, task.data, i, expected)
+        np.testing.assert_allclose(U[:T], expected[:T], atol=1e-12)
+
+
 @pytest.mark.parametrize("L,T", CASES)
 def test_psi_direction_and_loss(L, T):
     task = ChainTask(random_chains(3, L, 6, lengths=(T, T), seed=T))

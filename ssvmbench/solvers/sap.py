@@ -31,8 +31,9 @@ import numpy as np
 
 from ssvmbench.errors import UserError
 from ssvmbench.solvers.base import Solver
-from ssvmbench.tasks.chain import (add_direction, buffers, direction_sqnorm, labeling_score,
-                                   loss_unit, mistakes, psi_residual, unary_scores, viterbi)
+from ssvmbench.tasks.chain import (add_direction, add_gram_scores, buffers, gram_sqnorm,
+                                   labeling_score, loss_unit, mistakes, psi_residual,
+                                   residual_gram, unary_scores, viterbi)
 
 
 @nb.njit(cache=True, fastmath={"nnan", "ninf", "nsz"})
@@ -81,6 +82,7 @@ def sap_steps(w, u, b, stamp, step, Y, alpha, loss, count, zeta, ell, dims, data
     cap = Y.shape[0]
     U, delta, y, R, E = buffers(max_len, dims[1])
     x_dense = np.zeros(dims[0])
+    K, rows = np.empty((max_len, max_len)), np.empty(max_len, dtype=np.int64)
     no_U, no_C = np.empty((0, 0)), np.empty(0)
     moved = np.zeros(cap)
     g = np.empty(cap)
@@ -126,7 +128,8 @@ def sap_steps(w, u, b, stamp, step, Y, alpha, loss, count, zeta, ell, dims, data
             if q < 0 or g[p] - g[q] <= 1e-12:
                 break
             psi_residual(Y[q, t0:t0 + T], Y[p, t0:t0 + T], T, R, E)   # phi(y_q) - phi(y_p)
-            sq = direction_sqnorm(dims, data, t0, T, R, E, x_dense)
+            m = residual_gram(dims, data, t0, T, R, x_dense, K, rows)
+            sq = gram_sqnorm(K, rows, m, T, R, E)
             t = min(alpha[i, q], (g[p] - g[q]) / (sq / (lam * n) + 2.0 * mu))
             alpha[i, p] += t
             alpha[i, q] -= t
@@ -135,7 +138,7 @@ def sap_steps(w, u, b, stamp, step, Y, alpha, loss, count, zeta, ell, dims, data
             ell[0] += t * (loss[i, p] - loss[i, q]) / n
             add_direction(u, t / n, dims, data, t0, T, R, E, no_U, no_C)
             add_direction(w, t / (lam * n), dims, data, t0, T, R, E, no_U, no_C)
-            unary_scores(w, 1.0, dims, data, i, U)
+            add_gram_scores(U, t / (lam * n), K, rows, m, T, R)    # = unary_scores of w
         k = 0
         while k < count[i]:                                  # V_i = {y : alpha_i(y) > 0}
             if alpha[i, k] <= 0.0:

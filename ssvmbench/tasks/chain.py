@@ -287,12 +287,78 @@ def direction_sqnorm(dims, data, t0, T, R, E, x_dense):
                 s += k * r if u == t else 2.0 * k * r
         for p in range(p0, p1):
             x_dense[feat_idx[p]] = 0.0
-    for a in range(L):
+    return s + label_sqnorm(R, T, E)
+
+
+@nb.njit(cache=True)
+def label_sqnorm(R, T, E):
+    """Squared norm of the first- and last-label bias blocks and the transition part of the
+    direction ``(R, E)``."""
+    s = 0.0
+    for a in range(R.shape[1]):
         s += R[0, a] * R[0, a] + R[T - 1, a] * R[T - 1, a]
     vals = E[1]
     for j in range(E[2][0]):
         s += vals[j] * vals[j]
     return s
+
+
+@nb.njit(cache=True)
+def residual_gram(dims, data, t0, T, R, x_dense, K, rows):
+    """The token Gram entries a direction ``(R, E)`` needs: ``rows[:m]`` the tokens whose
+    residual row ``R[t]`` is non-zero, ``K[j, u] = <x_{rows[j]}, x_u>`` for every token ``u``
+    of the sequence; returns ``m``. With them :func:`gram_sqnorm` and
+    :func:`add_gram_scores` cost no feature reads (a sequence re-used within a visit,
+    SAP's alpha-SUB steps). ``x_dense``: as in :func:`direction_sqnorm`."""
+    feat_ptr, feat_idx, feat_val = data[2], data[3], data[4]
+    m = 0
+    for t in range(T):
+        for l in range(R.shape[1]):
+            if R[t, l] != 0.0:
+                rows[m] = t
+                m += 1
+                break
+    for j in range(m):
+        p0, p1 = feat_ptr[t0 + rows[j]], feat_ptr[t0 + rows[j] + 1]
+        for p in range(p0, p1):
+            x_dense[feat_idx[p]] = feat_val[p]
+        for u in range(T):
+            k = 0.0
+            for q in range(feat_ptr[t0 + u], feat_ptr[t0 + u + 1]):
+                k += x_dense[feat_idx[q]] * feat_val[q]
+            K[j, u] = k
+        for p in range(p0, p1):
+            x_dense[feat_idx[p]] = 0.0
+    return m
+
+
+@nb.njit(cache=True)
+def gram_sqnorm(K, rows, m, T, R, E):
+    """:func:`direction_sqnorm` from the Gram entries of :func:`residual_gram`."""
+    s = 0.0
+    for j in range(m):
+        for i in range(m):
+            k = K[j, rows[i]]
+            if k != 0.0:
+                r = 0.0
+                for l in range(R.shape[1]):
+                    r += R[rows[j], l] * R[rows[i], l]
+                s += k * r
+    return s + label_sqnorm(R, T, E)
+
+
+@nb.njit(cache=True)
+def add_gram_scores(U, coef, K, rows, m, T, R):
+    """``U[u] += coef * sum_j K[j, u] R[rows[j]]``: the unary scores ``U`` of ``w`` after
+    ``w += coef * (R, E)`` (:func:`add_direction`), from the Gram entries of
+    :func:`residual_gram` (transitions and biases are read from ``w`` itself)."""
+    for j in range(m):
+        r = R[rows[j]]
+        for u in range(T):
+            c = coef * K[j, u]
+            if c != 0.0:
+                for l in range(U.shape[1]):
+                    U[u, l] += c * r[l]
 
 
 @nb.njit(cache=True)
