@@ -84,7 +84,11 @@ def _argparse_command(command, rest):
                        "re-running continues where it stopped.")
     parser = argparse.ArgumentParser(prog=f"ssvmbench {command}", description=description)
     module.configure_parser(parser)
-    return module.main(parser.parse_intermixed_args(rest)) or 0
+    # bench and check-solver take options among their overrides (`--passes 5 solver=...`);
+    # argparse cannot intermix with sub-commands (`data`) or optional lists (`--overrides`)
+    intermixed = command in ("bench", "check-solver")
+    args = parser.parse_intermixed_args(rest) if intermixed else parser.parse_args(rest)
+    return module.main(args) or 0
 
 
 def _check_output_dirs(rest):
