@@ -70,7 +70,7 @@ def main(args):
     print(f"oracle calls per second:  {n / per_pass:,.0f}")
     print(f"score rows per second:    {train.n_rows / per_pass:,.0f}  (letters, tokens or "
           "candidate boxes)")
-    print(f"checkpoint evaluation:    " + ", ".join(
+    print("checkpoint evaluation:    " + ", ".join(
         f"{seconds:.4f} s on {threads} thread{'s' * (threads > 1)}"
         for threads, seconds in evaluation.items())
         + f"  (iterates {', '.join(solver.iterate_names)}; median of 3)")
