@@ -98,7 +98,8 @@ def edge_weights(w, dims, data):
 @nb.njit(cache=True)
 def unary_scores(w, ws, dims, data, i, out):
     """``out[t, l] = ws * sum_p x_tp w[h(p, l)]`` for the tokens of sequence ``i``; returns
-    ``T``."""
+    ``T``. The buckets of a feature entry for labels ``0, 1, ...`` are stepped through by
+    adding its stride (:func:`_bucket` without a multiplication)."""
     D, L = dims
     t0 = data.offsets[i]
     T = data.offsets[i + 1] - t0
@@ -107,8 +108,11 @@ def unary_scores(w, ws, dims, data, i, out):
             out[t, l] = 0.0
         for p in range(data.feat_ptr[t0 + t], data.feat_ptr[t0 + t + 1]):
             v = ws * data.feat_val[p]
+            q, stride = data.feat_idx[p], data.feat_stride[p]
             for l in range(L):
-                out[t, l] += v * w[_bucket(data, p, l, D)]
+                out[t, l] += v * w[q]
+                q += stride
+                q = q - D if q >= D else q
     return T
 
 
@@ -133,15 +137,28 @@ def decode(w, dims, data, normalized, i, U, T, delta, y):
 
 
 @nb.njit(cache=True)
+def _moved_labels(R, t, labels):
+    """The labels ``l`` with ``R[t, l] != 0``, into ``labels``; returns their number."""
+    m = 0
+    for l in range(R.shape[1]):
+        if R[t, l] != 0.0:
+            labels[m] = l
+            m += 1
+    return m
+
+
+@nb.njit(cache=True)
 def _scatter(x, coef, dims, data, t0, T, R, E):
-    """``x += coef * direction (R, E)`` in bucket space."""
+    """``x += coef * direction (R, E)`` in bucket space (only the labels a token's residual
+    row moves)."""
     D, L = dims
+    labels = np.empty(L, dtype=np.int64)
     for t in range(T):
+        m = _moved_labels(R, t, labels)
         for p in range(data.feat_ptr[t0 + t], data.feat_ptr[t0 + t + 1]):
             v = coef * data.feat_val[p]
-            for l in range(L):
-                if R[t, l] != 0.0:
-                    x[_bucket(data, p, l, D)] += v * R[t, l]
+            for j in range(m):
+                x[_bucket(data, p, labels[j], D)] += v * R[t, labels[j]]
     for b in range(L):
         x[_edge(data, L, -1, b)] += coef * R[0, b]
     keys, vals = E[0], E[1]
@@ -152,14 +169,17 @@ def _scatter(x, coef, dims, data, t0, T, R, E):
 @nb.njit(cache=True)
 def direction_sqnorm(dims, data, t0, T, R, E, x_dense):
     """Squared norm of the direction ``(R, E)``: scattered into the all-zero ``(D,)`` scratch
-    ``x_dense``, then read back and cleared bucket by bucket (colliding entries add up)."""
+    ``x_dense``, then read back and cleared bucket by bucket (colliding entries add up; a
+    bucket read twice gives 0 the second time)."""
     D, L = dims
     _scatter(x_dense, 1.0, dims, data, t0, T, R, E)
+    labels = np.empty(L, dtype=np.int64)
     s = 0.0
     for t in range(T):
+        m = _moved_labels(R, t, labels)
         for p in range(data.feat_ptr[t0 + t], data.feat_ptr[t0 + t + 1]):
-            for l in range(L):
-                q = _bucket(data, p, l, D)
+            for j in range(m):
+                q = _bucket(data, p, labels[j], D)
                 s += x_dense[q] * x_dense[q]
                 x_dense[q] = 0.0
     for b in range(L):
