@@ -26,7 +26,7 @@ from ssvmbench.errors import Incompatible, UserError, number
 from ssvmbench.files import write_atomically
 from ssvmbench import objective
 from ssvmbench.monitor import evaluation_threads, measure, schedule
-from ssvmbench.paths import data_root
+from ssvmbench.paths import data_root, source_digest
 from ssvmbench.runlock import Busy, RunLock
 from ssvmbench.runlog import (Diverged, DiskFull, Interrupted, RunLog, check_space, make_room,
                               read_log, resumable, write_skipped)
@@ -421,11 +421,12 @@ def _attributes(config, overrides, cfg, solver, split, lam):
 
 
 def code_identity():
-    """What a finished log must have been made by to be reused: the git revision and the
-    versions of the packages that shape a run's numbers."""
-    return {"git_revision": git_revision(),
-            **{pkg: package_version(pkg)
-               for pkg in ("ssvmbench", "numpy", "numba", "scipy", "daqp")}}
+    """What a finished log must have been made by to be reused: the digest of the package's
+    sources (:func:`~ssvmbench.paths.source_digest`; unlike the git revision it changes with
+    an uncommitted edit and not with a commit of docs alone) and the versions of the
+    packages that shape a run's numbers."""
+    return {"sources": source_digest(),
+            **{pkg: package_version(pkg) for pkg in ("numpy", "numba", "scipy", "daqp")}}
 
 
 def package_version(name):

@@ -10,7 +10,9 @@ import pytest
 import yaml
 
 from ssvmbench.errors import UserError
+from ssvmbench.paths import source_digest
 from ssvmbench.runlog import Interrupted, RunLog, find_logs, load_logs, make_room, read_log
+from ssvmbench.runner import code_identity
 
 
 def rows(k, start=0):
@@ -185,19 +187,27 @@ def test_a_signal_is_recorded_and_raised_at_the_next_check():
 
 
 def test_a_finished_log_of_other_code_is_stale(tmp_path, capsys):
-    """Same configuration, other code (git revision or a version that shapes the numbers):
+    """Same configuration, other code (the package's sources or a version that shapes the numbers):
     redone, the old log kept aside, unless reuse_stale keeps it; a log that recorded no code
     identity counts as other code."""
     path = tmp_path / "run.h5"
-    with RunLog(path, {"config": "cfg: 1", "code": {"git_revision": "a", "numpy": "2.0"}}) as log:
+    with RunLog(path, {"config": "cfg: 1", "code": {"sources": "a", "numpy": "2.0"}}) as log:
         log.append(rows(1))
-    assert not make_room(path, "cfg: 1", {"git_revision": "a", "numpy": "2.0"})
-    assert not make_room(path, "cfg: 1", {"git_revision": "b", "numpy": "2.0"},
+    assert not make_room(path, "cfg: 1", {"sources": "a", "numpy": "2.0"})
+    assert not make_room(path, "cfg: 1", {"sources": "b", "numpy": "2.0"},
                          reuse_stale=True)
-    assert "reuse_stale=true; git_revision a -> b" in capsys.readouterr().out
-    assert make_room(path, "cfg: 1", {"git_revision": "b", "numpy": "2.0"})
-    assert "made by other code (git_revision a -> b)" in capsys.readouterr().out
+    assert "reuse_stale=true; sources a -> b" in capsys.readouterr().out
+    assert make_room(path, "cfg: 1", {"sources": "b", "numpy": "2.0"})
+    assert "made by other code (sources a -> b)" in capsys.readouterr().out
     assert not path.exists() and len(list(tmp_path.glob("run.h5.stale-*"))) == 1
     with RunLog(path, {"config": "cfg: 1"}) as log:       # no code identity recorded
         log.append(rows(1))
-    assert make_room(path, "cfg: 1", {"git_revision": "b"})
+    assert make_room(path, "cfg: 1", {"sources": "b"})
+
+
+def test_code_identity_is_the_sources_not_the_commit():
+    """A run is redone after an uncommitted edit of the package and not after a commit that
+    changes only docs: the identity is the sources' digest, without the git revision."""
+    identity = code_identity()
+    assert identity["sources"] == source_digest()
+    assert "git_revision" not in identity
