@@ -2,6 +2,7 @@
 
 import contextlib
 import os
+import sys
 
 from ssvmbench.paths import kernel_cache
 
@@ -10,11 +11,16 @@ __version__ = "0.1.0"
 # numba's compiled kernels go to the per-user cache, in a folder per version of the sources
 # (paths.kernel_cache), not beside the installed sources, so that reinstalling the same
 # sources (the README's test command does) keeps them. NUMBA_CACHE_DIR, if set, wins; a
-# cache folder that cannot be made leaves numba's default.
+# cache folder that cannot be made leaves numba's default. numba reads its settings when it is
+# imported: if a script imported it first, they are read again, or numba would keep serving
+# kernels cached beside the sources, compiled with older versions of the kernels they call.
 if "NUMBA_CACHE_DIR" not in os.environ:
     with contextlib.suppress(OSError):
         kernel_cache().mkdir(parents=True, exist_ok=True)
         os.environ["NUMBA_CACHE_DIR"] = str(kernel_cache())
+        if "numba" in sys.modules:
+            from numba.core import config
+            config.reload_config()
 
 
 def __getattr__(name):

@@ -4,6 +4,7 @@ whatever the current directory and across reinstalls."""
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 from ssvmbench.paths import data_root, kernel_cache, source_digest, user_cache
 
@@ -40,3 +41,16 @@ def test_compiled_kernels_are_cached_outside_the_installed_sources(tmp_path):
     mine = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                           env={**env, "NUMBA_CACHE_DIR": str(tmp_path)}, check=True)
     assert mine.stdout.strip() == str(tmp_path)
+
+
+def test_the_kernel_cache_holds_when_numba_was_imported_first():
+    """A script that imports numba before ssvmbench still gets the per-version cache: numba
+    had read its settings already and kept kernels beside the sources, where it served a
+    caller compiled with an older version of the kernels it calls (found when a profile
+    script measured the top-K oracle at its old speed)."""
+    probe = ("import numba, ssvmbench; from ssvmbench.tasks import oracles; "
+             "print(oracles.hinge_oracle.stats.cache_path)")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         env=env, check=True).stdout.strip()
+    assert kernel_cache() in Path(out).parents
