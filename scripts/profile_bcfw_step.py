@@ -5,16 +5,12 @@ Usage: python scripts/profile_bcfw_step.py [OVERRIDES...]   (default: data=ocr l
 The last line is a real BCFW pass (the paper's uniform sampling) for comparison.
 """
 
-import statistics
 import sys
-import time
 
 import numba as nb
 import numpy as np
-from hydra import compose, initialize_config_dir
+from stage_timing import prepared, print_pass_time, print_stage_times
 
-from ssvmbench.paths import config_dir
-from ssvmbench.runner import prepare
 from ssvmbench.tasks import chain
 
 STAGES = ["scores", "+ loss-augmented Viterbi", "+ residual and <w, d>", "+ ||d||^2",
@@ -47,25 +43,13 @@ def first_stages(stages, w, mu, Psum, blocks, dims, data, normalized, max_len, a
 
 
 def main(overrides):
-    with initialize_config_dir(config_dir=str(config_dir()), version_base=None):
-        cfg = compose(config_name="config",
-                      overrides=["solver=bcfw", "data=ocr", "lambda=0.01", *overrides])
-    solver, train, _, _, _ = prepare(cfg)
+    solver, train = prepared(["solver=bcfw", "data=ocr", "lambda=0.01", *overrides])
     solver.run_until(2 * train.n)
-    for stages, name in enumerate(STAGES, start=1):
-        times = []
-        for _ in range(6):                   # the first call compiles
-            args = (stages, solver.w.copy(), solver.mu.copy(), solver.Psum.copy(),
-                    tuple(b.copy() for b in solver.blocks), train.dims, train.data,
-                    train.normalized, train.max_len, solver.averages.U.copy(),
-                    solver.averages.C.copy())
-            start = time.perf_counter()
-            first_stages(*args)
-            times.append(time.perf_counter() - start)
-        print(f"{name:>30}: {statistics.median(times[1:]) * 1e3:8.1f} ms")
-    start = time.perf_counter()
-    solver.run_until(5 * train.n)
-    print(f"{'BCFW pass (uniform sampling)':>30}: {(time.perf_counter() - start) / 3 * 1e3:8.1f} ms")
+    print_stage_times(STAGES, first_stages, lambda: (
+        solver.w.copy(), solver.mu.copy(), solver.Psum.copy(),
+        tuple(b.copy() for b in solver.blocks), train.dims, train.data, train.normalized,
+        train.max_len, solver.averages.U.copy(), solver.averages.C.copy()))
+    print_pass_time("BCFW pass (uniform sampling)", solver, train, 3)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,69 @@
+"""Where an SVRG pass goes on a chain dataset: each stage of the SVRG step (Casimir
+Algorithm 1's inner loop, ssvmbench.solvers.svrg.svrg_steps) timed over all examples in file
+order, at the iterate after two epochs, cumulative.
+
+Usage: python scripts/profile_svrg_step.py [OVERRIDES...]
+(default: Casimir Figure 2a's SVRG on CoNLL-2003, data=conll2003_casimir loss=hamming
+lambda=1/n solver.lr=0.02 solver.output=average oracle=topk oracle.K=5 oracle.mu=1)
+The last line is a real pass (uniform sampling, the epoch's full gradient included).
+"""
+
+import sys
+
+import numba as nb
+import numpy as np
+from stage_timing import prepared, print_pass_time, print_stage_times
+
+from ssvmbench.tasks import transitions
+from ssvmbench.tasks.chain import buffers
+from ssvmbench.tasks.kernels import add_direction, example_oracle, scores
+
+STAGES = ["scores of w = a v + b c", "+ oracle at w", "+ oracle at the anchor",
+          "+ difference of the two gradients", "+ update of v", "+ update of the lazy sum"]
+DEFAULTS = ["solver=svrg", "data=conll2003_casimir", "loss=hamming", "lambda=1/n",
+            "solver.lr=0.02", "solver.output=average", "oracle=topk", "oracle.K=5",
+            "oracle.mu=1"]
+
+
+@nb.njit
+def first_stages(stages, v, ab, Uc, anchor, Ua, dims, data, normalized, kind, K, mu, bufs,
+                 max_len, D):
+    """The first ``stages`` stages of an SVRG step for every example, with a step of 1e-9
+    (the step size does not change the work)."""
+    U, _, y, R, E = buffers(max_len, dims[1])
+    _, _, _, R2, E2 = buffers(max_len, dims[1])
+    no_U, no_C = np.empty((0, 0)), np.empty(0)
+    total = 0.0
+    for i in range(len(data[0]) - 1):
+        t0 = data[0][i]
+        T = scores(v, ab[0], dims, data, i, U)
+        U[:T] += ab[1] * Uc[t0:t0 + T]
+        if stages > 1:
+            total += example_oracle(kind, K, mu, v, ab[0], dims, data, normalized, i, U, T,
+                                    bufs, y, R, E)
+        if stages > 2:
+            total += example_oracle(kind, K, mu, anchor, 1.0, dims, data, normalized, i,
+                                    Ua[t0:t0 + T], T, bufs, y, R2, E2)
+        if stages > 3:
+            R[:T] -= R2[:T]
+            E[2][0] = transitions.add_sorted(E[0], E[1], E[2][0], E2[0], E2[1], E2[2][0], -1.0)
+        if stages > 4:
+            add_direction(v, -1e-9, dims, data, t0, T, R, E, no_U, no_C)
+        if stages > 5:
+            add_direction(D, -1e-9, dims, data, t0, T, R, E, no_U, no_C)
+    return total
+
+
+def main(overrides):
+    solver, train = prepared([*DEFAULTS, *overrides])
+    solver.run_until(6 * train.n)                     # two epochs of three passes
+    o = solver.oracle
+    print_stage_times(STAGES, first_stages, lambda: (
+        solver.v.copy(), solver.ab.copy(), solver.Uc, solver.anchor, solver.Ua, train.dims,
+        train.data, train.normalized, o.kind, o.K, solver.mu, solver._bufs, train.max_len,
+        np.zeros(train.d)))
+    print_pass_time("SVRG pass (uniform sampling)", solver, train, 6)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,38 @@
+"""Shared by the profile_*_step.py scripts: a solver prepared from overrides, each stage of
+its step timed cumulatively, and a real pass for comparison."""
+
+import statistics
+import time
+
+from hydra import compose, initialize_config_dir
+
+from ssvmbench.paths import config_dir
+from ssvmbench.runner import prepare
+
+
+def prepared(overrides):
+    """``(solver, train task)`` of the configuration ``overrides``."""
+    with initialize_config_dir(config_dir=str(config_dir()), version_base=None):
+        cfg = compose(config_name="config", overrides=overrides)
+    solver, train, _, _, _ = prepare(cfg)
+    return solver, train
+
+
+def print_stage_times(names, first_stages, arguments):
+    """For ``k = 1, 2, ...`` the median seconds of ``first_stages(k, *arguments())`` (fresh
+    arguments each call; the first call compiles and is not counted), as milliseconds."""
+    for stages, name in enumerate(names, start=1):
+        times = []
+        for _ in range(6):
+            args = arguments()
+            start = time.perf_counter()
+            first_stages(stages, *args)
+            times.append(time.perf_counter() - start)
+        print(f"{name:>35}: {statistics.median(times[1:]) * 1e3:8.1f} ms")
+
+
+def print_pass_time(name, solver, train, passes):
+    """Milliseconds per pass of ``passes`` more passes of ``solver`` (its own sampling)."""
+    start = time.perf_counter()
+    solver.run_until(solver.oracle_calls + passes * train.n)
+    print(f"{name:>35}: {(time.perf_counter() - start) / passes * 1e3:8.1f} ms")
