@@ -4,16 +4,17 @@ import contextlib
 import os
 import sys
 
-from ssvmbench.paths import kernel_cache
+from ssvmbench.paths import kernel_cache, prune_kernel_caches
 
 __version__ = "0.1.0"
 
 # numba's compiled kernels go to the per-user cache, in a folder per version of the sources
 # (paths.kernel_cache), not beside the installed sources, so that reinstalling the same
-# sources (the README's test command does) keeps them. NUMBA_CACHE_DIR, if set, wins; a
-# cache folder that cannot be made leaves numba's default. numba reads its settings when it is
-# imported: if a script imported it first, they are read again, or numba would keep serving
-# kernels cached beside the sources, compiled with older versions of the kernels they call.
+# sources (the README's test command does) keeps them; other versions' folders unused for two
+# weeks are deleted. NUMBA_CACHE_DIR, if set, wins; a cache folder that cannot be made leaves
+# numba's default. numba reads its settings when it is imported: if a script imported it
+# first, they are read again, or numba would keep serving kernels cached beside the sources,
+# compiled with older versions of the kernels they call.
 if "NUMBA_CACHE_DIR" not in os.environ:
     with contextlib.suppress(OSError):
         kernel_cache().mkdir(parents=True, exist_ok=True)
@@ -21,6 +22,7 @@ if "NUMBA_CACHE_DIR" not in os.environ:
         if "numba" in sys.modules:
             from numba.core import config
             config.reload_config()
+        prune_kernel_caches()
 
 
 def __getattr__(name):

@@ -2,6 +2,8 @@
 
 import hashlib
 import os
+import shutil
+import time
 from pathlib import Path
 
 import pooch
@@ -55,3 +57,18 @@ def kernel_cache() -> Path:
     numba re-compiles a kernel whose own file changed, but not one whose callee in another
     file changed; a folder per version of the sources never serves such a stale kernel."""
     return user_cache() / "numba" / source_digest()
+
+
+KERNEL_CACHE_KEEP_DAYS = 14
+
+
+def prune_kernel_caches(keep_days=KERNEL_CACHE_KEEP_DAYS):
+    """Mark this version's :func:`kernel_cache` as used now and delete the folders of other
+    versions of the sources unused for ``keep_days`` days (about 30 MB each; editing a
+    kernel makes a new one)."""
+    current = kernel_cache()
+    os.utime(current)
+    cutoff = time.time() - keep_days * 86400
+    for folder in current.parent.iterdir():
+        if folder != current and folder.is_dir() and folder.stat().st_mtime < cutoff:
+            shutil.rmtree(folder, ignore_errors=True)

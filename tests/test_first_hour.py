@@ -4,8 +4,10 @@ whatever the current directory and across reinstalls."""
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+from ssvmbench import paths
 from ssvmbench.paths import data_root, kernel_cache, source_digest, user_cache
 
 
@@ -54,3 +56,19 @@ def test_the_kernel_cache_holds_when_numba_was_imported_first():
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          env=env, check=True).stdout.strip()
     assert kernel_cache() in Path(out).parents
+
+
+def test_other_versions_kernel_caches_unused_for_two_weeks_are_deleted(tmp_path, monkeypatch):
+    """Each version of the sources gets its own ~30 MB kernel folder; those of other versions
+    left unused for KERNEL_CACHE_KEEP_DAYS go, this version's and recent ones stay."""
+    monkeypatch.setattr(paths, "user_cache", lambda: tmp_path)
+    current = paths.kernel_cache()
+    old, recent = tmp_path / "numba" / "0ld", tmp_path / "numba" / "recent"
+    for folder in (current, old, recent):
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "kernel.nbi").write_text("x")
+    weeks_ago = time.time() - (paths.KERNEL_CACHE_KEEP_DAYS + 1) * 86400
+    os.utime(old, (weeks_ago, weeks_ago))
+    os.utime(current, (weeks_ago, weeks_ago))          # in use now, whatever its age
+    paths.prune_kernel_caches()
+    assert current.exists() and recent.exists() and not old.exists()
