@@ -126,11 +126,12 @@ def topk_viterbi(w, ws, dims, U, T, gold, unit, K, work, Y_out, z_out):
     each list is the K best of the ``L`` sorted lists of the predecessors shifted by their
     transition scores (:func:`_k_best_of_lists`: the Viterbi predecessor's list, then a
     merge of each other list that can contribute): ``O(T L (L + m K))`` time with ``m``
-    lists merged; with its unary scores the oracle call costs 1.5 max-oracle calls on
-    CoNLL-2003 NER (``L = 8, K = 5``), 3 on OCR (``L = 26``). Writes the labelings to
+    lists merged; with its unary scores the oracle call costs about 1.5 max-oracle calls
+    on CoNLL-2003 NER (``L = 8, K = 5``), 3 on OCR (``L = 26``). Writes the labelings to
     ``Y_out[:n, :T]`` and their scores to ``z_out[:n]`` and returns ``n = min(K, L^T)``;
-    ties are broken by scan order, so the best labeling is :func:`~ssvmbench.tasks.chain.
-    viterbi`'s. ``work`` is the first item of :func:`topk_buffers` (built for at least ``K``).
+    ties are broken by scan order, so the best labeling is Viterbi's
+    (:func:`~ssvmbench.tasks.chain.viterbi`). ``work`` is the first item of
+    :func:`topk_buffers` (built for at least ``K``).
     """
     delta, back, shifts, best, codes, tmp, tmp_codes = work
     if K < 1 or K > delta.shape[2]:
