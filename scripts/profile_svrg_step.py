@@ -58,10 +58,11 @@ def main(overrides):
     solver, train = prepared([*DEFAULTS, *overrides])
     solver.run_until(6 * train.n)                     # two epochs of three passes
     o = solver.oracle
+    lazy_sum = np.zeros(train.d)                      # D of svrg_steps, written once
     print_stage_times(STAGES, first_stages, lambda: (
         solver.v.copy(), solver.ab.copy(), solver.Uc, solver.anchor, solver.Ua, train.dims,
         train.data, train.normalized, o.kind, o.K, solver.mu, solver._bufs, train.max_len,
-        np.zeros(train.d)))
+        lazy_sum))
     print_pass_time("SVRG pass (uniform sampling)", solver, train, 6)
 
 
