@@ -4,17 +4,13 @@ its step timed cumulatively, and a real pass for comparison."""
 import statistics
 import time
 
-from hydra import compose, initialize_config_dir
-
-from ssvmbench.paths import config_dir
+from ssvmbench.api import config
 from ssvmbench.runner import prepare
 
 
 def prepared(overrides):
     """``(solver, train task)`` of the configuration ``overrides``."""
-    with initialize_config_dir(config_dir=str(config_dir()), version_base=None):
-        cfg = compose(config_name="config", overrides=overrides)
-    solver, train, _, _, _ = prepare(cfg)
+    solver, train, _, _, _ = prepare(config(overrides))
     return solver, train
 
 

@@ -17,12 +17,10 @@ from pathlib import Path
 
 import numba
 import numpy as np
-from hydra import compose, initialize_config_dir
 from omegaconf import OmegaConf
 
-from ssvmbench.app import store_plugin_configs
+from ssvmbench.api import config
 from ssvmbench.errors import UserError
-from ssvmbench.paths import config_dir
 from ssvmbench.monitor import evaluation_threads, measure
 from ssvmbench.runner import load_tasks, prepare, warm_up
 from ssvmbench.tasks.kernels import mean_hinge_and_gradient
@@ -42,9 +40,7 @@ def configure_parser(parser):
 def main(args):
     if args.passes < 5:
         raise UserError(f"--passes={args.passes}: time at least 5 passes")
-    store_plugin_configs()
-    with initialize_config_dir(config_dir=str(config_dir()), version_base=None):
-        cfg = compose(config_name="config", overrides=args.overrides)
+    cfg = config(args.overrides)
     if args.oracles:
         return _oracle_costs(load_tasks(cfg)[1], cfg, args.passes)
     solver, train, test, split, lam = prepare(cfg)
