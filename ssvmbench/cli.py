@@ -49,6 +49,9 @@ def main(argv=None):
     except UserError as err:
         print(f"ssvmbench {command}: error: {err}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"ssvmbench {command}: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:           # output piped into `head`: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1

@@ -19,14 +19,16 @@ redoes only what is missing.
 
 import shlex
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import yaml
 
 from ssvmbench import claims
+from ssvmbench.batch import expected_wall_s, is_hydra_override, sweep_jobs
 from ssvmbench.errors import UserError
+from ssvmbench.launchers import launcher_settings, run_batch, workers
+from ssvmbench.messages import duration
 from ssvmbench.paths import config_dir
 
 KEYS = {"paper", "item", "claim", "deviations", "checks", "sweeps", "plot", "sizes"}
@@ -177,26 +179,26 @@ def estimate(name, size):
     return per_run * cost(name, size)[0], longest
 
 
+def batch_jobs(names, size, out, extra=()):
+    """The runs of the presets ``names`` at ``size`` under ``out`` as one batch
+    (:class:`~ssvmbench.batch.Job`), a run shared by several presets once (BCFW Figures 1a-c,
+    2 and 3 share the OCR runs), each expected to take its preset's measured mean run time
+    plus :data:`STARTUP_S` (0 without a measurement)."""
+    jobs = {}
+    for name in names:
+        expected = _seconds_per_run(name, size) or 0.0
+        for step in commands(name, size, out, extra)[:-1]:     # run -m ... hydra.sweep.dir=D
+            for job in sweep_jobs(step[2:], step[-1].split("=", 1)[1], expected):
+                jobs.setdefault(job.run_dir, job)
+    return list(jobs.values())
+
+
 def _distinct_runs(names, size):
     """``(runs, seconds or None)`` of the presets ``names`` at ``size``, a sweep shared by
-    several presets counted once (BCFW Figures 1a-c, 2 and 3 share the OCR runs)."""
-    seen, runs, seconds = set(), 0, 0.0
-    for name in names:
-        per_run = _seconds_per_run(name, size)
-        for step in commands(name, size, "OUT")[:-1]:
-            if step[-1] in seen:                   # hydra.sweep.dir=OUT/logs/SWEEP
-                continue
-            seen.add(step[-1])
-            count = sweep_runs(step[2:])
-            runs += count
-            seconds = None if per_run is None or seconds is None else seconds + per_run * count
-    return runs, seconds
-
-
-def duration(seconds):
-    """``seconds`` as people read them: 40 s, 12 min, 3.3 h."""
-    return (f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.1f} min"
-            if seconds < 3600 else f"{seconds / 3600:.1f} h")
+    several presets counted once."""
+    jobs = batch_jobs(names, size, "OUT")
+    measured = all(_seconds_per_run(name, size) for name in names)
+    return len(jobs), (sum(job.expected_s for job in jobs) if measured else None)
 
 
 def _cost_text(name, size):
@@ -243,36 +245,68 @@ def main(args):
                   f"{_cost_text(name, 'smoke')}")
         return 0
     size = args.size or "full"
-    out = args.out or f"results/reproduce/{size}"
+    out = Path(args.out or f"results/reproduce/{size}")
     names = expand(args.presets)
-    runs, seconds = _distinct_runs(names, size)
+    hydra = [word for word in args.overrides if is_hydra_override(word)]
+    jobs = batch_jobs(names, size, out, [w for w in args.overrides if w not in hydra])
+    settings = launcher_settings(hydra, out / "logs")
+    parallel, startup_s = workers(settings, len(jobs))
     passes = max(load(name)["sizes"][size]["passes"] for name in names)
-    plan = f"{size} size: {runs} runs of up to {passes:g} passes ({', '.join(names)})"
-    if seconds is not None:
-        plan += (f"; measured on a 2-core VM: ~{duration(seconds)} of run time, ~"
-                 f"{duration(seconds / 2)} with hydra/launcher=joblib hydra.launcher.n_jobs=2")
+    plan = f"{size} size: {len(jobs)} runs of up to {passes:g} passes ({', '.join(names)})"
+    if all(_seconds_per_run(name, size) for name in names):
+        plan += (f"; measured on a 2-core VM: ~{duration(sum(j.expected_s for j in jobs))} of "
+                 f"run time, ~{duration(expected_wall_s(jobs, parallel, startup_s))} of wall "
+                 f"time as one batch on {parallel} worker{'s' * (parallel > 1)}"
+                 + (" (--overrides hydra/launcher=joblib hydra.launcher.n_jobs=2: two)"
+                    if parallel == 1 else ""))
     if args.size is None and not args.dry_run and sys.stdin.isatty():
         answer = input(f"{plan}. Run the full size? [y/N] ")
         if answer.strip().lower() not in ("y", "yes"):
             print("nothing run; --size smoke runs a small version in minutes")
             return 0
     print(f"# {plan}", flush=True)
-    steps = [step for name in names
-             for step in commands(name, size, out, args.overrides)] + [["report", out]]
     for name in names:
-        if name.endswith(".yaml") and not args.dry_run:   # the report finds it there
-            (Path(out) / figure_dir(name)).mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(name, Path(out) / figure_dir(name) / PRESET_COPY)
-    for step in steps:
+        for step in commands(name, size, out, args.overrides):
+            print("#   ssvmbench " + shlex.join(step), flush=True)
+    if args.dry_run:
+        return 0
+    for name in names:
+        if name.endswith(".yaml"):                        # the report finds it there
+            (out / figure_dir(name)).mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(name, out / figure_dir(name) / PRESET_COPY)
+    _check_first_runs(jobs)
+    status = run_batch(jobs, settings)
+    if status:
+        print("ssvmbench reproduce: the plots and the report follow when every run is done: "
+              "run the same command again (finished runs are kept)", file=sys.stderr)
+        return status
+    for step in [commands(name, size, out)[-1] for name in names] + [["report", str(out)]]:
         print("ssvmbench " + shlex.join(step), flush=True)
-        if not args.dry_run and _execute(step):
+        if _execute(step):
             raise UserError(f"step failed: ssvmbench {shlex.join(step)}; fix it and run "
                             "the same command again (finished runs are kept and skipped)")
     return 0
 
 
+def _check_first_runs(jobs):
+    """Compose and check the first run of every sweep before submitting anything, so that a
+    bad override is one line now, not one failure per run."""
+    from hydra.errors import HydraException
+
+    from ssvmbench import api, runner
+
+    firsts = {}
+    for job in jobs:
+        firsts.setdefault(Path(job.run_dir).parent, job)
+    for job in firsts.values():
+        try:
+            runner.check_settings(api.config(job.overrides))
+        except HydraException as err:
+            raise UserError(f"{' '.join(job.overrides)}: {err}") from None
+
+
 def _execute(step):
-    """Exit code of one step, run as its own ``ssvmbench`` process (Hydra owns the process of
-    a sweep; the plot and the report go the same way, so this module needs no command
-    line of its own)."""
-    return subprocess.run([sys.executable, "-m", "ssvmbench", *step]).returncode
+    """Exit code of a plot or report step, run in this process."""
+    from ssvmbench import cli
+
+    return cli.main(step)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ssvmbench import claims, presets
+from ssvmbench import claims, messages, presets
 from ssvmbench.errors import UserError
 from ssvmbench.plotting import commands as plot_command
 from ssvmbench.plotting.curves import add_suboptimality, aggregate, check_panels
@@ -111,7 +111,7 @@ def _plot_options(preset):
 
 def _compute(runs, total, longest):
     """Measured compute and the wall time it implies on 2 cores and on a cluster."""
-    duration = presets.duration
+    duration = messages.duration
     return (f"{runs} runs, {duration(total)} of run time in all (their logs' start to finish), "
             f"longest run {duration(longest)}: about {duration(total / 2)} on 2 cores with "
             f"`hydra/launcher=joblib hydra.launcher.n_jobs=2`, about {duration(longest)} on a "

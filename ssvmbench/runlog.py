@@ -34,7 +34,12 @@ METADATA = ("solver", "method", "data", "data_variant", "lambda", "l1", "n", "d"
 
 
 class Interrupted(Exception):
-    """Raised (by the runner's SIGTERM handler) to stop a run; the log says ``interrupted``."""
+    """Raised (by the runner's signal handler) to stop a run; the log says ``interrupted``.
+    ``signum``: the signal that stopped it (None: not a signal, e.g. a full disk)."""
+
+    def __init__(self, message="", signum=None):
+        super().__init__(message)
+        self.signum = signum
 
 
 class DiskFull(Interrupted):
@@ -138,21 +143,35 @@ class RunLog:
     @classmethod
     def reopen(cls, path, oracle_calls):
         """The log of an interrupted or killed run, to be continued from the solver state
-        saved at ``oracle_calls``: rows logged after that point are dropped (the continued
-        run logs them again) and the status is ``running`` again."""
+        saved at ``oracle_calls``: its attributes and the rows logged up to that point are
+        copied into a fresh file that then replaces it (a SIGKILL in the middle of an HDF5
+        write can leave the old file's internals inconsistent), and the status is
+        ``running`` again. Rows logged after that point are dropped: the continued run logs
+        them again."""
+        path = Path(path)
+        with h5py.File(path, "r") as old:
+            attrs = dict(old.attrs)
+            n = int(attrs.get("n_rows", 0))
+            calls = old["trace"]["oracle_calls"][:n] if "oracle_calls" in old["trace"] else []
+            keep = int(np.sum(np.asarray(calls) <= oracle_calls))
+            columns = {key: (data.asstr()[:keep].astype(str)
+                             if h5py.check_string_dtype(data.dtype) else data[:keep])
+                       for key, data in old["trace"].items()}
+        attrs.pop("error", None)
+        attrs.update(n_rows=0, status="running", resumed=int(attrs.get("resumed", 0)) + 1)
+        fresh = path.with_name(path.name + ".resuming")
+        fresh.unlink(missing_ok=True)
         self = cls.__new__(cls)
-        self.path = Path(path)
-        self.file = h5py.File(self.path, "r+")
+        self.path, self.file = path, h5py.File(fresh, "w")
+        self.file.attrs.update(attrs)
+        self.trace = self.file.create_group("trace")
+        self.columns, self.n_rows = None, 0
+        if keep:
+            self.append(columns)
+        self.file.close()
+        fresh.replace(path)
+        self.file = h5py.File(path, "r+")
         self.trace = self.file["trace"]
-        n = int(self.file.attrs.get("n_rows", 0))
-        calls = self.trace["oracle_calls"][:n] if "oracle_calls" in self.trace else []
-        self.n_rows = int(np.sum(np.asarray(calls) <= oracle_calls))
-        self.columns = set(self.trace) or None
-        self.file.attrs.update(n_rows=self.n_rows, status="running",
-                               resumed=int(self.file.attrs.get("resumed", 0)) + 1)
-        if "error" in self.file.attrs:
-            del self.file.attrs["error"]
-        self.file.flush()
         return self
 
     def close(self, status="finished", error=None):

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import numba
 import numpy as np
-from hydra.core.hydra_config import HydraConfig
 from omegaconf import OmegaConf
 from tqdm import tqdm
 
@@ -147,18 +146,6 @@ def prepare(cfg):
 WARM_UP_EXAMPLES = 2
 
 
-def parallel_jobs():
-    """The runs a sweep makes at once on this machine: the joblib launcher's
-    ``hydra.launcher.n_jobs`` (joblib's meaning: -1 one per core), else 1."""
-    try:
-        n_jobs = HydraConfig.get().launcher.get("n_jobs")
-    except ValueError:                       # not inside a Hydra job (the Python API)
-        return 1
-    if not isinstance(n_jobs, int) or n_jobs == 0:
-        return 1
-    return n_jobs if n_jobs > 0 else max(1, (os.cpu_count() or 1) + 1 + n_jobs)
-
-
 def warm_up(cfg, split, lam, l1):
     """Compile (or load from numba's cache) every kernel the run will call, by one pass and
     one checkpoint of the same solver on the first ``WARM_UP_EXAMPLES`` training and test
@@ -174,12 +161,14 @@ def warm_up(cfg, split, lam, l1):
     return time.perf_counter() - start
 
 
-def run(cfg, run_dir, overrides=(), sweep=False) -> Path:
+def run(cfg, run_dir, overrides=(), sweep=False, eval_threads=None) -> Path:
     """Train as configured and log to ``run_dir/run.h5`` (skipped if it holds this
     configuration's finished log, see :func:`~ssvmbench.runlog.make_room`); returns the log
     path. ``overrides``: the command line's, recorded in the log. In a ``sweep``, a
     combination that cannot run (:class:`~ssvmbench.errors.Incompatible`) leaves a skipped
-    log with the reason and lets the sweep go on."""
+    log with the reason and lets the sweep go on. ``eval_threads``: the threads of a
+    checkpoint's evaluation (default: this run's share of the cores,
+    :func:`~ssvmbench.monitor.evaluation_threads`)."""
     check_settings(cfg)
     points = schedule(float(cfg.solver.passes), cfg.eval.every, cfg.eval.log_start,
                       cfg.eval.per_decade)
@@ -187,7 +176,8 @@ def run(cfg, run_dir, overrides=(), sweep=False) -> Path:
     config = OmegaConf.to_yaml(cfg, resolve=True)
     try:
         with RunLock(run_dir, config):
-            return _run_owned(cfg, path, config, overrides, sweep, points)
+            return _run_owned(cfg, path, config, overrides, sweep, points,
+                              eval_threads or evaluation_threads())
     except Busy as busy:
         if not busy.same_config:
             raise UserError(f"{run_dir} is being written by another run ({busy}); choose "
@@ -196,7 +186,7 @@ def run(cfg, run_dir, overrides=(), sweep=False) -> Path:
         return path
 
 
-def _run_owned(cfg, path, config, overrides, sweep, points):
+def _run_owned(cfg, path, config, overrides, sweep, points, eval_threads):
     """:func:`run` once the run directory is ours."""
     state_path = path.with_name(STATE_NAME)
     code = code_identity()
@@ -209,7 +199,7 @@ def _run_owned(cfg, path, config, overrides, sweep, points):
     say(f"ssvmbench run: solver={cfg.solver.name} data={cfg.data.name} (data root "
         f"{data_root(cfg.data.get('root'))}) -> {path}")
     with StopSignals() as signals:
-        numba.set_num_threads(evaluation_threads(parallel_jobs()))
+        numba.set_num_threads(eval_threads)
         try:
             split, train, test = load_tasks(cfg)
             lam, l1 = resolve_objective(cfg, train.n)
@@ -225,7 +215,8 @@ def _run_owned(cfg, path, config, overrides, sweep, points):
         try:
             signals.check()
         except Interrupted as err:
-            raise Interrupted(f"{err} before training started; nothing was written") from None
+            raise Interrupted(f"{err} before training started; nothing was written",
+                              err.signum) from None
         solver = build_solver(cfg, train, lam, l1)
         clock = {"solver_s": 0.0, "eval_s": 0.0}
         if resume:
@@ -249,7 +240,7 @@ def _run_owned(cfg, path, config, overrides, sweep, points):
             with contextlib.suppress(DiskFull):   # else the last periodic state stays
                 save_state(state_path, solver, clock)
             raise Interrupted(f"{err} after {solver.oracle_calls / train.n:.3g} passes; "
-                              f"its log {path} says status=interrupted") from None
+                              f"its log {path} says status=interrupted", err.signum) from None
         except Diverged as err:
             say(f"ssvmbench run: diverged: {err}; its log {path} says status=diverged "
                 "(a smaller step size may help)", error=True)
@@ -312,9 +303,9 @@ def save_weights(path, solver):
 def _train(cfg, solver, train, test, points, log, signals, clock, save):
     """The timed loop: solver steps up to each checkpoint (in slices of an eighth of a pass,
     so that a stop is seen within one), then the measurements, appended to ``log``; the
-    state is saved (``save()``) after a checkpoint when ``resume.every_s`` seconds have passed
-    since the last save. ``clock``: the cumulative solver and evaluation seconds."""
-    last_save = time.perf_counter()
+    state is saved (``save()``) after a checkpoint when :func:`_save_due`.
+    ``clock``: the cumulative solver and evaluation seconds."""
+    last_save, save_cost = time.perf_counter(), 0.0
     bar = tqdm(total=float(cfg.solver.passes), unit="pass", disable=not sys.stderr.isatty(),
                bar_format="{l_bar}{bar}| {n:.2f}/{total:.0f} passes [{elapsed}<{remaining}"
                           "{postfix}]")
@@ -340,9 +331,11 @@ def _train(cfg, solver, train, test, points, log, signals, clock, save):
         if bad:
             raise Diverged(f"the primal objective of iterate {bad[0]} is not finite after "
                            f"{solver.oracle_calls / train.n:.3g} passes")
-        if time.perf_counter() - last_save >= cfg.resume.every_s:
+        if _save_due(cfg.resume, time.perf_counter() - last_save, save_cost):
+            start = time.perf_counter()
             save()
             last_save = time.perf_counter()
+            save_cost = last_save - start
         signals.check()
         bar.update(solver.oracle_calls / train.n - bar.n)
         bar.set_postfix(primal=f"{rows['primal'][0]:.4g}", gap=f"{rows['gap'][0]:.3g}")
@@ -351,18 +344,30 @@ def _train(cfg, solver, train, test, points, log, signals, clock, save):
     bar.close()
 
 
+def _save_due(resume, since_save, save_cost):
+    """Whether to save the state at this checkpoint: ``resume.every_s`` seconds after the last
+    save, or by default (``every_s: null``) at every checkpoint whose save costs at most
+    ``resume.max_overhead`` of the time since the last one (the last save's seconds,
+    ``save_cost``, stand for the next one's), so that a SIGKILL loses about one checkpoint
+    interval at a few percent of the run's time."""
+    if resume.every_s is not None:
+        return since_save >= resume.every_s
+    return save_cost <= resume.max_overhead * since_save
+
+
 def _should_stop(stop, gap, solver_time):
     return ((stop.gap is not None and gap <= stop.gap)
             or (stop.time_s is not None and solver_time >= stop.time_s))
 
 
 class StopSignals:
-    """Record SIGTERM and SIGINT instead of raising inside whatever runs (a compiled solver
+    """Record SIGTERM, SIGINT and SIGUSR2 (a cluster's warning before its time limit or a
+    preemption, submitit's signal) instead of raising inside whatever runs (a compiled solver
     pass, an HDF5 write, numba compiling): :meth:`check`, called between steps, raises
-    :class:`Interrupted` once one has arrived, so no signal is lost and the run log is closed
-    with ``status=interrupted``."""
+    :class:`Interrupted` (with the signal) once one has arrived, so no signal is lost, the
+    state is saved and the run log is closed with ``status=interrupted``."""
 
-    SIGNALS = (signal.SIGTERM, signal.SIGINT)
+    SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGUSR2)
 
     def __enter__(self):
         self.received = None
@@ -375,7 +380,7 @@ class StopSignals:
     def check(self):
         if self.received is not None:
             raise Interrupted(f"received signal {self.received} "
-                              f"({signal.Signals(self.received).name})")
+                              f"({signal.Signals(self.received).name})", self.received)
 
     def __exit__(self, *exc):
         for sig, previous in self._previous.items():

@@ -1,5 +1,5 @@
-"""Sweep launchers and sweep directory names: the SLURM configuration is checked for
-validity here (no cluster is reachable), the joblib one too."""
+"""Sweep launchers and sweep directory names: the launchers' configurations (the SLURM one
+runs against a real cluster in tests/test_slurm.py)."""
 
 import pytest
 from hydra import compose, initialize_config_dir
@@ -18,6 +18,7 @@ def launcher_config(name):
 def test_slurm_launcher_config_is_valid():
     launcher = launcher_config("slurm")
     cls = get_class(launcher._target_)
+    assert cls.__module__ == "hydra_plugins.ssvmbench_launchers.launchers"
     assert cls.__name__ == "SlurmLauncher"
     assert launcher.cpus_per_task == 1 and launcher.timeout_min > 0
     assert "NUMBA_NUM_THREADS=1" in launcher.setup[0]
@@ -25,9 +26,12 @@ def test_slurm_launcher_config_is_valid():
     cls(**params)                             # accepted by the launcher itself
 
 
-def test_joblib_launcher_config_is_valid():
-    launcher = launcher_config("joblib")
-    assert get_class(launcher._target_).__name__ == "JoblibLauncher"
+@pytest.mark.parametrize("name", ["local", "joblib"])
+def test_the_local_pool_is_the_launcher_of_local_and_joblib(name):
+    """``hydra/launcher=joblib`` (earlier command lines) selects ssvmbench's own pool."""
+    launcher = launcher_config(name)
+    assert launcher._target_ == "hydra_plugins.ssvmbench_launchers.launchers.LocalLauncher"
+    assert get_class(launcher._target_)(n_jobs=2).n_jobs == 2
 
 
 @pytest.mark.parametrize("overrides,name", [

@@ -211,3 +211,24 @@ def test_code_identity_is_the_sources_not_the_commit():
     identity = code_identity()
     assert identity["sources"] == source_digest()
     assert "git_revision" not in identity
+
+
+def test_a_continued_log_is_a_fresh_copy_of_the_rows_before_its_saved_state(tmp_path):
+    """A SIGKILL in the middle of an HDF5 flush can leave a log whose internals are
+    inconsistent ("bad heap index" on the next write): the continued run writes a fresh file
+    holding the attributes and the rows up to the saved state, never the killed file."""
+    path = tmp_path / "run.h5"
+    log = RunLog(path, {"solver": "bcfw", "error": "old"})
+    log.append({**rows(3), "oracle_calls": np.repeat([10, 20, 30], 2)})
+    log.file.flush()
+    log.file.close()                     # left "running", as by a SIGKILL
+    inode = path.stat().st_ino
+    with RunLog.reopen(path, oracle_calls=20) as again:
+        assert again.n_rows == 4
+        again.append({**rows(1, start=2), "oracle_calls": [30, 30]})
+    assert path.stat().st_ino != inode and not list(tmp_path.glob("*.resuming"))
+    trace, attrs = read_log(path)
+    assert trace["oracle_calls"].tolist() == [10, 10, 20, 20, 30, 30]
+    assert trace["iterate"].tolist() == ["raw", "wavg"] * 3
+    assert attrs["status"] == "finished" and attrs["resumed"] == 1 and "error" not in attrs
+    assert attrs["solver"] == "bcfw"

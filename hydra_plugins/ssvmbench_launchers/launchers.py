@@ -1,0 +1,63 @@
+"""Hydra launchers for ``ssvmbench run -m``: the sweep's runs become one batch
+(:mod:`ssvmbench.batch`) on a local pool (``hydra/launcher=local``, the default, or
+``joblib``, the same pool under the name earlier command lines use) or on SLURM
+(``hydra/launcher=slurm``). The sweep command prints one line per run as it ends and a table,
+and exits with the batch's status (non-zero if a run failed or the sweep was stopped)."""
+
+import sys
+from pathlib import Path
+
+from hydra.core.utils import JobReturn, JobStatus
+from hydra.plugins.launcher import Launcher
+from hydra_plugins.hydra_submitit_launcher.submitit_launcher import BaseSubmititLauncher
+
+from ssvmbench.batch import Job
+
+
+class _BatchLauncher:
+    """What both launchers share: the sweep's jobs as a batch, and the end of the sweep."""
+
+    def setup(self, *, hydra_context, task_function, config):
+        self.hydra_context, self.config = hydra_context, config
+
+    def jobs(self, job_overrides):
+        """The sweep's runs, each in the directory Hydra gives it (``hydra.sweep.dir`` /
+        ``hydra.sweep.subdir``)."""
+        jobs = []
+        for overrides in job_overrides:
+            sweep = self.hydra_context.config_loader.load_sweep_config(self.config,
+                                                                       list(overrides))
+            jobs.append(Job(tuple(overrides),
+                            Path(sweep.hydra.sweep.dir) / str(sweep.hydra.sweep.subdir)))
+        return jobs
+
+    def launch(self, job_overrides, initial_job_idx):
+        status = self.run(self.jobs(job_overrides))
+        if status:
+            sys.exit(status)
+        return [JobReturn(overrides=list(overrides), status=JobStatus.COMPLETED,
+                          _return_value=None) for overrides in job_overrides]
+
+
+class LocalLauncher(_BatchLauncher, Launcher):
+    """``n_jobs`` worker processes on this machine (joblib's meaning: -1 one per core)."""
+
+    def __init__(self, n_jobs=1):
+        self.n_jobs = n_jobs
+
+    def run(self, jobs):
+        from ssvmbench.launchers.local import run_local, worker_count
+
+        return run_local(jobs, worker_count(self.n_jobs))
+
+
+class SlurmLauncher(_BatchLauncher, BaseSubmititLauncher):
+    """One SLURM array through submitit, with hydra-submitit-launcher's settings
+    (configs/hydra/launcher/slurm.yaml)."""
+
+    _EXECUTOR = "slurm"
+
+    def run(self, jobs):
+        from ssvmbench.launchers.slurm import run_slurm
+
+        return run_slurm(jobs, self.params)

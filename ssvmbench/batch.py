@@ -1,0 +1,211 @@
+"""A batch of runs: the runs of one or more sweeps, each a run directory and the overrides
+of its ``ssvmbench run``, handed to a launcher (:mod:`ssvmbench.launchers`: a local pool of
+workers or a SLURM array) and reported one line per run as it ends, with a table at the end.
+
+``sweep_jobs`` expands a sweep's overrides as Hydra's basic sweeper does and names each run's
+directory as ``hydra.sweep.subdir`` does (configs/config.yaml), so a batch finds the runs of
+an earlier ``ssvmbench run -m`` into the same directory, and the other way round.
+:func:`execute` runs one job in the calling process (a worker's, or a SLURM task's).
+"""
+
+import dataclasses
+import logging
+import time
+from pathlib import Path
+
+from ssvmbench.errors import UserError, describe_os_error
+from ssvmbench.messages import duration, say
+from ssvmbench.runlog import Interrupted, read_log
+
+LOG_NAME = "run.h5"
+MESSAGES_NAME = "app.log"
+
+
+@dataclasses.dataclass(frozen=True)
+class Job:
+    """One run of a batch: ``ssvmbench run OVERRIDES hydra.run.dir=RUN_DIR`` inside a sweep
+    (a combination that cannot run is skipped with its reason); ``expected_s``: its
+    expected seconds, for ordering (longest first) and the plan."""
+
+    overrides: tuple
+    run_dir: Path
+    expected_s: float = 0.0
+
+    @property
+    def log(self):
+        return Path(self.run_dir) / LOG_NAME
+
+    @property
+    def messages(self):
+        return Path(self.run_dir) / MESSAGES_NAME
+
+
+def is_hydra_override(word):
+    """``hydra.…=`` and ``hydra/…=`` set the launcher, the directories, …, not the run."""
+    return word.lstrip("+~").startswith(("hydra.", "hydra/"))
+
+
+def sweep_jobs(words, sweep_dir, expected_s=0.0):
+    """The runs of ``ssvmbench run -m WORDS hydra.sweep.dir=SWEEP_DIR`` in Hydra's order."""
+    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    from ssvmbench.app import run_dirname
+
+    overrides = OverridesParser.create().parse_overrides(
+        [word for word in words if not is_hydra_override(word)])
+    return [Job(tuple(combination), Path(sweep_dir) / run_dirname(",".join(sorted(combination))),
+                expected_s)
+            for combination in BasicSweeper.split_arguments(overrides, None)[0]]
+
+
+def longest_first(jobs):
+    """``jobs`` by expected seconds, longest first (ties keep their order): the order that
+    shortens a batch's wall time on a few workers (LPT scheduling)."""
+    return sorted(jobs, key=lambda job: -job.expected_s)
+
+
+def expected_wall_s(jobs, workers, startup_s=0.0):
+    """Seconds ``jobs`` take on ``workers`` taken longest first, each run plus
+    ``startup_s``, each worker taking the next run when it is free."""
+    free = [0.0] * max(1, min(workers, len(jobs) or 1))
+    for job in longest_first(jobs):
+        k = free.index(min(free))
+        free[k] += job.expected_s + startup_s
+    return max(free)
+
+
+def execute(job, eval_threads=None):
+    """Run ``job`` in this process as ``ssvmbench run`` does in a sweep; its messages go to
+    ``RUN_DIR/app.log``. Returns the exit status: 0 (finished, skipped or done before),
+    1 (failed; the traceback is in ``app.log``), 2 (bad input), or 128 + the signal that
+    stopped it (its state saved; 130 without a signal, e.g. a full disk)."""
+    from ssvmbench import api, runner
+
+    Path(job.run_dir).mkdir(parents=True, exist_ok=True)
+    handler = logging.FileHandler(job.messages)
+    handler.setFormatter(logging.Formatter("[%(asctime)s][%(name)s][%(levelname)s] - "
+                                           "%(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    try:
+        return reported(lambda: runner.run(api.config(job.overrides), job.run_dir,
+                                           list(job.overrides), sweep=True,
+                                           eval_threads=eval_threads),
+                        unexpected=True)
+    finally:
+        root.removeHandler(handler)
+        handler.close()
+
+
+def reported(work, unexpected=False):
+    """Call ``work()`` under the run's error contract: a stop, bad input or a file-system error
+    is one line (printed and logged) and an exit status (see :func:`execute`); with
+    ``unexpected``, any other exception too (its traceback logged)."""
+    try:
+        work()
+        return 0
+    except UserError as err:
+        say(f"ssvmbench run: error: {err}", error=True)
+        return 2
+    except Interrupted as err:
+        say(f"ssvmbench run: interrupted: {err}; run the same command again to continue it",
+            error=True)
+        return 128 + (err.signum or 2)
+    except OSError as err:
+        say(f"ssvmbench run: error: {describe_os_error(err)}", error=True)
+        return 1
+    except Exception as err:
+        if not unexpected:
+            raise
+        logging.getLogger("ssvmbench").exception("the run failed")
+        say(f"ssvmbench run: failed: {type(err).__name__}: {err}", error=True)
+        return 1
+
+
+def _stamp():
+    """Now as the run logs write times (UTC, seconds), comparable as text."""
+    import datetime
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def _last_error(job):
+    """The last error line the run wrote to its ``app.log`` (without Hydra's prefix)."""
+    try:
+        lines = [line for line in job.messages.read_text().splitlines() if "][ERROR] - " in line]
+    except OSError:
+        return ""
+    return lines[-1].split("][ERROR] - ", 1)[1] if lines else ""
+
+
+def outcome(job, code, since, state=None):
+    """``(kind, text)`` of a job that ended with exit status ``code`` (None: unknown, e.g.
+    a SLURM task) and, under SLURM, its job ``state``: ``kind`` one of :data:`KINDS`, from
+    its run log (a log finished before ``since``, the batch's start, was done before)."""
+    try:
+        trace, attrs = read_log(job.log)
+    except (OSError, KeyError, ValueError, RuntimeError):
+        trace, attrs = None, {}
+    status = attrs.get("status")
+    if status in ("finished", "diverged") and attrs.get("finished", "") >= since:
+        last = trace[trace["effective_pass"] == trace["effective_pass"].max()]
+        text = (f"{last['effective_pass'].iloc[0]:.4g} passes, primal "
+                f"{last['primal'].iloc[0]:.6g}, {last['time_s'].iloc[0]:.3g} s"
+                if len(last) else "no rows")
+        return ("finished" if status == "finished" else "diverged"), text
+    if status in ("finished", "diverged", "skipped") and (code == 0 or state == "COMPLETED"):
+        if status == "skipped" and attrs.get("finished", "") >= since:
+            return "skipped", attrs.get("error", "")
+        return "done before", f"{status} already"
+    error = _last_error(job)
+    if code == 2:
+        return "failed", error or "bad input"
+    if state in ("CANCELLED", "PREEMPTED") or status == "interrupted" or (
+            code is not None and code > 128):
+        what = {"CANCELLED": "cancelled", "PREEMPTED": "preempted",
+                "TIMEOUT": "time limit"}.get(state, "stopped")
+        where = (f" after {trace['effective_pass'].max():.4g} passes"
+                 if trace is not None and len(trace) else "")
+        return "interrupted", f"{what}{where}; the same command continues it"
+    reason = error or (f"SLURM state {state}" if state else f"exit status {code}")
+    return "failed", reason
+
+
+KINDS = ("finished", "diverged", "skipped", "done before", "failed", "interrupted")
+
+
+class Report:
+    """The batch's lines as runs end (``run i of N KIND: …``) and the table at the end."""
+
+    def __init__(self, jobs, where):
+        self.jobs, self.where = list(jobs), where
+        self.started, self.clock = _stamp(), time.perf_counter()
+        self.kinds = {}
+        say(f"ssvmbench: {len(self.jobs)} run{'s' * (len(self.jobs) != 1)} {where}", log=False)
+
+    def ended(self, index, code=None, state=None):
+        """Say how run ``index`` (of :attr:`jobs`) ended; returns its kind."""
+        job = self.jobs[index]
+        kind, text = outcome(job, code, self.started, state)
+        self.kinds[index] = kind
+        tail = f" (messages: {job.messages})" if kind == "failed" else ""
+        say(f"run {len(self.kinds)} of {len(self.jobs)} {kind}{' (' + text + ')' if text else ''}"
+            f": {job.log}{tail}", error=kind in ("failed", "interrupted"), log=False)
+        return kind
+
+    def summary(self, stopped_by=None):
+        """Print the table of outcomes and the wall time; returns the exit status: 128 + the
+        signal that stopped the batch, 1 if a run failed, 130 if one was interrupted, else 0."""
+        counts = {kind: sum(1 for k in self.kinds.values() if k == kind) for kind in KINDS}
+        counts["not started"] = len(self.jobs) - len(self.kinds)
+        width = max(map(len, counts))
+        rows = [f"  {kind:<{width}}  {count}" for kind, count in counts.items() if count]
+        rows.append(f"  {'wall time':<{width}}  {duration(time.perf_counter() - self.clock)}")
+        say("ssvmbench: batch " + ("stopped" if stopped_by else "done") + "\n"
+            + "\n".join(rows), log=False)
+        if stopped_by:
+            return 128 + stopped_by
+        if counts["failed"]:
+            return 1
+        return 130 if counts["interrupted"] or counts["not started"] else 0

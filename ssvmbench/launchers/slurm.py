@@ -1,0 +1,177 @@
+"""A batch on SLURM: every run one task of one array job, submitted through submitit (which
+writes the batch script and requeues a task on its time-limit warning), watched with
+``squeue`` until every task has ended.
+
+The cluster contract (README, "Run on a cluster"):
+
+- *Time limit, preemption*: ``signal_delay_s`` before ``timeout_min`` SLURM sends SIGUSR2;
+  the run saves its state at its next step boundary (:class:`~ssvmbench.runner.StopSignals`)
+  and hands over to submitit, which requeues the task (:class:`SlurmRun`); the requeued task
+  continues from the state, so a run longer than its time limit finishes after requeues with
+  the trace of an uninterrupted run. SIGTERM (``scancel``, a preemption without warning) saves
+  the state too.
+- *Cancelled or failed*: one line naming the run directory and its log; the other runs go on;
+  the command ends with the table and a non-zero status. Job states come from ``squeue``
+  (which keeps ended jobs for ``MinJobAge``), else from ``sacct``; without accounting a
+  vanished task is reported from its run log, so the command never waits forever.
+- *Ctrl-C or SIGTERM* on the submitting command cancels every task (each run saves its
+  state), reports, and exits with 128 + the signal; the same command continues them.
+"""
+
+import os
+import pickle
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import submitit
+from omegaconf import OmegaConf
+
+from ssvmbench import batch
+from ssvmbench.errors import UserError
+from ssvmbench.messages import say
+
+POLL_S = float(os.environ.get("SSVMBENCH_SLURM_POLL_S", 5))
+ENDED = {"COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "PREEMPTED", "NODE_FAIL",
+         "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE"}
+SAVE_S = 60        # at least this long between SLURM's warning signal and the start of a job
+GONE_AFTER_S = 60  # a task not listed by squeue this long after submission has ended
+CANCEL_WAIT_S = 300  # after scancel, how long the command waits for runs to save and end
+
+
+class SlurmRun(submitit.helpers.Checkpointable):
+    """A SLURM task's callable: run the job; stopped by SLURM's SIGUSR2 (its state saved),
+    hand over to submitit's handler, which resubmits this same callable
+    (:meth:`checkpoint`) with ``scontrol requeue`` and exits."""
+
+    def __init__(self, job):
+        self.job = job
+
+    def __call__(self):
+        requeue = signal.getsignal(signal.SIGUSR2)     # submitit's, set before this call
+        cpus = int(os.environ.get("SLURM_CPUS_PER_TASK", 1))
+        status = batch.execute(self.job, eval_threads=cpus)
+        if status == 128 + signal.SIGUSR2 and callable(requeue):
+            requeue(signal.SIGUSR2, None)
+        return status
+
+
+def check(params):
+    """Refuse, in one line, a batch that SLURM cannot run as asked: no ``sbatch`` here, or a
+    time limit that leaves no time before the warning signal (SLURM would send it at once,
+    before the run can save anything)."""
+    missing = [tool for tool in ("sbatch", "squeue", "scancel") if not shutil.which(tool)]
+    if missing:
+        raise UserError(f"hydra/launcher=slurm needs SLURM's {', '.join(missing)} on PATH; "
+                        "run on a cluster's login node, or use hydra/launcher=local")
+    timeout_s, delay_s = 60 * params["timeout_min"], params.get("signal_delay_s", 90)
+    if timeout_s < delay_s + SAVE_S:
+        raise UserError(f"hydra.launcher.timeout_min={params['timeout_min']} leaves "
+                        f"{timeout_s - delay_s:.0f} s before SLURM's warning signal "
+                        f"(hydra.launcher.signal_delay_s={delay_s}); give a time limit at "
+                        f"least {SAVE_S} s longer than signal_delay_s")
+
+
+def make_executor(params):
+    """submitit's SLURM executor with hydra-submitit-launcher's settings (the plugin's own
+    mapping: ``max_num_timeout`` at construction, the queue settings prefixed ``slurm_``)."""
+    from hydra_plugins.hydra_submitit_launcher.config import BaseQueueConf
+
+    params = dict(params)
+    executor = submitit.AutoExecutor(folder=params.pop("submitit_folder"), cluster="slurm",
+                                     slurm_max_num_timeout=params.pop("max_num_timeout"))
+    common = set(OmegaConf.structured(BaseQueueConf).keys())
+    executor.update_parameters(**{key if key in common else f"slurm_{key}": value
+                                  for key, value in params.items()})
+    return executor
+
+
+def run_slurm(jobs, params):
+    """Submit ``jobs`` (longest expected first) as one array and watch it; returns the batch's
+    exit status (:meth:`ssvmbench.batch.Report.summary`)."""
+    check(params)
+    jobs = batch.longest_first(jobs)
+    report = batch.Report(jobs, "as one SLURM array (Ctrl-C cancels every task; the same "
+                                "command continues them)")
+    if not jobs:
+        return report.summary()
+    executor = make_executor(params)
+    with executor.batch():
+        tasks = [executor.submit(SlurmRun(job)) for job in jobs]
+    say(f"ssvmbench: submitted as SLURM job {tasks[0].job_id.split('_')[0]}; submitit's "
+        f"files in {Path(str(params['submitit_folder'])).parent}", log=False)
+    stopped = []
+
+    def on_signal(signum, frame):
+        if stopped:
+            say("ssvmbench: stopped without waiting for the cancelled tasks", error=True, log=False)
+            os._exit(128 + stopped[0][0])
+        stopped.append((signum, time.monotonic()))
+        say(f"ssvmbench: {signal.Signals(signum).name}: cancelling every task (each run saves "
+            "its state); again to stop waiting", error=True, log=False)
+        subprocess.run(["scancel", *sorted({task.job_id.split("_")[0] for task in tasks})],
+                       check=False)
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        _watch(report, tasks, stopped)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return report.summary(stopped[0][0] if stopped else None)
+
+
+def _watch(report, tasks, stopped):
+    """Poll the tasks' states until each has ended (reported as it does) or, after a cancel
+    (``stopped``: ``[(signal, when)]``), until :data:`CANCEL_WAIT_S` has passed."""
+    submitted = time.monotonic()
+    waiting = dict(enumerate(tasks))
+    ended_once = set()
+    while waiting:
+        if stopped and time.monotonic() - stopped[0][1] > CANCEL_WAIT_S:
+            break
+        states = _squeue(waiting.values())
+        for index, task in list(waiting.items()):
+            state = states.get(task.job_id)
+            if state is None and time.monotonic() - submitted > GONE_AFTER_S:
+                state = _sacct(task.job_id) or "UNKNOWN"
+            if state in ENDED or state == "UNKNOWN":
+                if index not in ended_once and state in ("PREEMPTED", "NODE_FAIL"):
+                    ended_once.add(index)           # SLURM may be requeueing it
+                    continue
+                del waiting[index]
+                report.ended(index, _status(task), None if state == "UNKNOWN" else state)
+        if waiting:
+            time.sleep(POLL_S)
+
+
+def _squeue(tasks):
+    """``{job id: state}`` of the tasks SLURM still lists (ended ones for ``MinJobAge``)."""
+    arrays = sorted({task.job_id.split("_")[0] for task in tasks})
+    out = subprocess.run(["squeue", "-h", "-r", "--states=all", "-o", "%i|%T", "-j",
+                          ",".join(arrays)], capture_output=True, text=True, check=False)
+    return dict(line.split("|", 1) for line in out.stdout.split() if "|" in line)
+
+
+def _sacct(job_id):
+    """The state SLURM's accounting has for ``job_id``, or None (no accounting here)."""
+    try:
+        out = subprocess.run(["sacct", "-n", "-X", "-P", "-o", "State", "-j", job_id],
+                             capture_output=True, text=True, check=False, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    words = out.stdout.split()
+    return words[0] if out.returncode == 0 and words else None
+
+
+def _status(task):
+    """The exit status the task's :class:`SlurmRun` returned (submitit's result file), or
+    None if it wrote none (cancelled, killed, requeued too often)."""
+    try:
+        with open(task.paths.result_pickle, "rb") as result:
+            outcome, value = pickle.load(result)
+    except (OSError, EOFError, ValueError, pickle.UnpicklingError):
+        return None
+    return value if outcome == "success" and isinstance(value, int) else 1
