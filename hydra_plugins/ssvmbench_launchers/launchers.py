@@ -12,6 +12,7 @@ from hydra.plugins.launcher import Launcher
 from hydra_plugins.hydra_submitit_launcher.submitit_launcher import BaseSubmititLauncher
 
 from ssvmbench.batch import Job
+from ssvmbench.errors import UserError
 
 
 class _BatchLauncher:
@@ -32,7 +33,11 @@ class _BatchLauncher:
         return jobs
 
     def launch(self, job_overrides, initial_job_idx):
-        status = self.run(self.jobs(job_overrides))
+        try:
+            status = self.run(self.jobs(job_overrides))
+        except UserError as err:
+            print(f"ssvmbench run: error: {err}", file=sys.stderr)
+            sys.exit(2)
         if status:
             sys.exit(status)
         return [JobReturn(overrides=list(overrides), status=JobStatus.COMPLETED,

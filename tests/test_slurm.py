@@ -1,0 +1,170 @@
+"""Sweeps on a real SLURM cluster (``hydra/launcher=slurm``): the one-node cluster that
+``.ci/run`` starts from Debian's ``slurm-wlm`` and ``munge`` (scripts/slurm_cluster.sh, no
+accounting, so ``sacct`` fails as on many small clusters). Outside CI these tests skip unless
+such a cluster is up (``SLURM_CONF`` set). They run one after the other in one xdist worker:
+the cluster has the machine's two cores."""
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+
+import pandas as pd
+import pytest
+
+from ssvmbench.runlog import read_log
+from test_cli import EXE, ssvmbench
+
+pytestmark = pytest.mark.xdist_group("slurm")
+
+PARTITION = os.environ.get("SLURM_CLUSTER_PARTITION", "debug")
+SLURM = ("hydra/launcher=slurm", f"hydra.launcher.partition={PARTITION}",
+         "hydra.launcher.timeout_min=10")
+TIMES = ["time_s", "eval_time_s"]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """The cluster's partition; skip (fail in CI) without one."""
+    if not (os.environ.get("SLURM_CONF") and shutil.which("sbatch")):
+        reason = ("needs a SLURM cluster: scripts/slurm_cluster.sh install && eval "
+                  "\"$(scripts/slurm_cluster.sh start /tmp/slurm)\" (as .ci/run does)")
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    return PARTITION
+
+
+def _traces(root):
+    """``{run directory name: trace without the times}`` of the logs under ``root``."""
+    return {path.parent.name: read_log(path)[0].drop(columns=TIMES)
+            for path in sorted(root.rglob("run.h5"))}
+
+
+def _wait_for_logs(out, count, rows, timeout=300):
+    """Wait until ``count`` run logs under ``out`` have ``rows`` rows each."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        done = 0
+        for log in out.rglob("run.h5"):
+            try:
+                done += len(read_log(log)[0]) >= rows
+            except (OSError, KeyError, RuntimeError):
+                pass
+        if done >= count:
+            return
+        time.sleep(0.3)
+    raise AssertionError(f"fewer than {count} logs with {rows} rows under {out}")
+
+
+def _wait_for_jobs(timeout=120):
+    """The ids of the jobs SLURM lists, once there are some."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        jobs = subprocess.run(["squeue", "-h", "-o", "%A"], capture_output=True,
+                              text=True).stdout.split()
+        if jobs:
+            return jobs
+        time.sleep(0.5)
+    raise AssertionError("no job submitted")
+
+
+def _no_jobs_left():
+    out = subprocess.run(["squeue", "-h", "-o", "%i %T"], capture_output=True, text=True)
+    return out.stdout.strip() == ""
+
+
+def test_a_sweep_on_slurm_writes_the_logs_of_a_local_sweep(data_root, cluster, tmp_path):
+    """One array job; the submitting command prints each run's line and the table; the
+    logs equal a local sweep's in every column but the times."""
+    grid = ["solver=bcfw,ssg", "data=ocr", "+data.subset=0.05", "solver.passes=3", "seed=0,1"]
+    on_slurm = ssvmbench("run", "-m", *grid, *SLURM, f"hydra.sweep.dir={tmp_path / 'slurm'}",
+                         cwd=tmp_path, timeout=600)
+    assert on_slurm.stdout.count("finished (3 passes") == 4, on_slurm.stdout
+    assert "submitted as SLURM job" in on_slurm.stdout and "finished     4" in on_slurm.stdout
+    ssvmbench("run", "-m", *grid, f"hydra.sweep.dir={tmp_path / 'local'}", cwd=tmp_path)
+    slurm, local = _traces(tmp_path / "slurm"), _traces(tmp_path / "local")
+    assert sorted(slurm) == sorted(local) and len(slurm) == 4
+    for name, trace in local.items():
+        pd.testing.assert_frame_equal(slurm[name], trace)
+    assert read_log(next((tmp_path / "slurm").rglob("run.h5")))[1]["eval_threads"] == 1
+
+
+def test_a_run_longer_than_its_time_limit_finishes_after_requeues(data_root, cluster,
+                                                                  tmp_path):
+    """timeout_min=2, the warning signal 60 s before: the run (about 70 s of solving, more
+    with its start-up) is stopped by SIGUSR2, saves its state, is requeued by submitit and
+    continues; the submitting command waits through the requeue, reports it finished
+    (exit 0), and the trace equals an uninterrupted run's."""
+    args = ["solver=bcfw", "data=ocr", "lambda=0.01", "solver.passes=1200", "eval.every=20"]
+    reference = subprocess.Popen([EXE, "run", *args, f"hydra.run.dir={tmp_path / 'whole'}"],
+                                 cwd=tmp_path, stdout=subprocess.DEVNULL)
+    limited = ssvmbench("run", "-m", *args, *SLURM[:2], "hydra.launcher.timeout_min=2",
+                        "hydra.launcher.signal_delay_s=60",
+                        f"hydra.sweep.dir={tmp_path / 'slurm'}", cwd=tmp_path, timeout=900)
+    assert reference.wait(timeout=600) == 0
+    assert "run 1 of 1 finished (1200 passes" in limited.stdout, limited.stdout
+    log = next((tmp_path / "slurm").rglob("run.h5"))
+    trace, attrs = read_log(log)
+    assert attrs["status"] == "finished" and attrs["resumed"] >= 1
+    assert "SIGUSR2" in (log.parent / "app.log").read_text()
+    whole = read_log(tmp_path / "whole" / "run.h5")[0]
+    pd.testing.assert_frame_equal(trace.drop(columns=TIMES), whole.drop(columns=TIMES))
+
+
+def test_ctrl_c_cancels_scancel_is_reported_and_the_same_command_continues(
+        data_root, cluster, tmp_path):
+    """Ctrl-C on the submitting command cancels every task (each run saves its state), one
+    line per run, exit 130; a task cancelled from another shell (``scancel``, no
+    accounting here) is one line naming its log and the command ends instead of waiting
+    forever; the same command then continues both runs to the end."""
+    out = tmp_path / "sweep"
+    args = ["run", "-m", "solver=bcfw,ssg", "data=ocr", "solver.passes=300", "eval.every=5",
+            *SLURM, f"hydra.sweep.dir={out}"]
+    proc = subprocess.Popen([EXE, *args], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    _wait_for_logs(out, 2, rows=4)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 130 and "Traceback" not in stderr, stderr
+    assert "SIGINT: cancelling every task" in stderr
+    assert stderr.count("interrupted (cancelled after ") == 2, stderr
+    logs = sorted(out.rglob("run.h5"))
+    assert [read_log(log)[1]["status"] for log in logs] == ["interrupted"] * 2
+    assert all((log.parent / "state.pkl").exists() for log in logs)
+    assert _no_jobs_left()
+
+    proc = subprocess.Popen([EXE, *args], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    jobs = _wait_for_jobs()
+    time.sleep(15)                                 # running again, from their states
+    subprocess.run(["scancel", *jobs], check=True)
+    stdout, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 130 and "interrupted (cancelled" in stderr, (stdout, stderr)
+    again = ssvmbench(*args, cwd=tmp_path, timeout=600)
+    assert again.stdout.count("finished (300 passes") == 2, again.stdout
+    assert all("continuing the stopped run" in (log.parent / "app.log").read_text()
+               for log in logs)
+
+
+def test_a_failed_run_is_one_line_and_the_others_go_on(data_root, cluster, tmp_path):
+    out = tmp_path / "sweep"
+    result = ssvmbench("run", "-m", "solver=bcfw", "data=ocr", "+data.subset=0.05",
+                       "solver.passes=2", f"data.root={data_root},{tmp_path / 'nothing'}",
+                       "data.download=false", *SLURM, f"hydra.sweep.dir={out}",
+                       cwd=tmp_path, check=False, timeout=600)
+    assert result.returncode == 1, result.stderr
+    assert "finished (2 passes" in result.stdout
+    failed = [line for line in result.stderr.splitlines() if " failed (" in line]
+    assert len(failed) == 1 and "app.log" in failed[0] and "nothing" in failed[0]
+    assert "failed       1" in result.stdout and "Traceback" not in result.stderr
+
+
+def test_a_time_limit_shorter_than_the_warning_is_refused_before_submitting(cluster,
+                                                                            tmp_path):
+    result = ssvmbench("run", "-m", "solver=bcfw", "data=ocr", *SLURM[:2],
+                       "hydra.launcher.timeout_min=1", f"hydra.sweep.dir={tmp_path}",
+                       cwd=tmp_path, check=False)
+    assert result.returncode == 2 and "signal_delay_s" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1 and _no_jobs_left()
