@@ -12,10 +12,8 @@ from hydra.types import RunMode
 from omegaconf import OmegaConf
 
 from ssvmbench import data as datasets
-from ssvmbench.messages import say
-from ssvmbench.errors import UserError, describe_os_error
+from ssvmbench.batch import reported
 from ssvmbench.paths import config_dir
-from ssvmbench.runlog import Interrupted
 from ssvmbench.runner import run
 from ssvmbench.solvers import SOLVERS, registered
 
@@ -63,17 +61,11 @@ def store_plugin_configs():
 
 @hydra.main(version_base=None, config_path=str(config_dir()), config_name="config")
 def main(cfg):
-    try:
-        hydra_cfg = HydraConfig.get()
-        run(cfg, hydra_cfg.runtime.output_dir, list(hydra_cfg.overrides.task),
-            sweep=hydra_cfg.mode == RunMode.MULTIRUN)
-    except UserError as err:
-        say(f"ssvmbench run: error: {err}", error=True)
-        sys.exit(2)
-    except OSError as err:
-        say(f"ssvmbench run: error: {describe_os_error(err)}", error=True)
-        sys.exit(1)
-    except Interrupted as err:        # the whole sweep stops: SystemExit is not a job failure
-        say(f"ssvmbench run: interrupted: {err}; run the same command again to redo it",
-            error=True)
-        sys.exit(130)
+    """One run (``ssvmbench run``; a sweep's runs go through the batch launchers,
+    hydra_plugins.ssvmbench_launchers) under the run's error contract."""
+    hydra_cfg = HydraConfig.get()
+    status = reported(lambda: run(cfg, hydra_cfg.runtime.output_dir,
+                                  list(hydra_cfg.overrides.task),
+                                  sweep=hydra_cfg.mode == RunMode.MULTIRUN))
+    if status:
+        sys.exit(status)

@@ -101,8 +101,16 @@ def _check_output_dirs(rest):
     if any(arg.startswith(("-h", "--help", "--hydra-help", "--cfg", "-c", "--info"))
            for arg in rest):
         return
-    given = [arg.split("=", 1)[1] for arg in rest
-             if arg.startswith(("hydra.run.dir=", "hydra.sweep.dir="))]
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import HydraException
+
+    given = []
+    for arg in rest:
+        if arg.startswith(("hydra.run.dir=", "hydra.sweep.dir=")):
+            try:      # the value as Hydra reads it: 'hydra.run.dir="a b"' is the folder a b
+                given.append(str(OverridesParser.create().parse_override(arg).value()))
+            except HydraException:
+                return                        # Hydra says what is wrong with it
     for directory in given or ["results"]:
         if "${" not in directory:
             Path(directory).mkdir(parents=True, exist_ok=True)

@@ -23,26 +23,48 @@ from ssvmbench.errors import UserError
 from ssvmbench.metrics import metrics_for, test_scores
 
 
+MIN_EVERY = 1e-4   # eval.every at least this (effective passes): each checkpoint costs a pass
+
+
 def schedule(passes, every, log_start=None, per_decade=4):
-    """Effective passes at which to checkpoint: log-spaced from ``log_start`` up to
-    ``every`` (Figure 1d style), then every ``every`` passes, and always at ``passes``."""
+    """Effective passes at which to checkpoint, in order and generated one at a time (a run
+    with ``solver.passes=1e9`` and a stopping rule needs no list of a billion points):
+    log-spaced from ``log_start`` up to ``every`` (Figure 1d style), then every ``every``
+    passes, and always at ``passes``. Bad values are refused at once (not when iterated)."""
     if not passes >= 0:
         raise UserError(f"solver.passes={passes} must be >= 0")
-    if not every > 0:
-        raise UserError(f"eval.every={every} must be > 0 (a number of effective passes)")
-    points = []
+    if not every >= MIN_EVERY:
+        raise UserError(f"eval.every={every} must be at least {MIN_EVERY:g} (a number of "
+                        "effective passes; each checkpoint costs a full evaluation pass)")
+    early = []
     if log_start is not None:
         if not 0 < log_start < every:
             raise UserError(f"eval.log_start={log_start} must be in (0, eval.every={every})")
-        if not per_decade >= 1:
-            raise UserError(f"eval.per_decade={per_decade} must be >= 1")
+        if not 1 <= per_decade <= 1000:
+            raise UserError(f"eval.per_decade={per_decade} must be in [1, 1000]")
         count = int(np.ceil(np.log10(every / log_start) * per_decade))
-        points += list(np.logspace(np.log10(log_start), np.log10(every), count + 1)[:-1])
-    points += list(np.arange(1, int(np.floor(passes / every + 1e-9)) + 1) * every)
-    points = sorted({round(p, 10) for p in points if p <= passes})
-    if not points or points[-1] < passes:
-        points.append(float(passes))
-    return [p for p in points if p > 0]
+        early = sorted({round(p, 10) for p in np.logspace(np.log10(log_start),
+                                                          np.log10(every), count + 1)[:-1]})
+    return _points(passes, every, early)
+
+
+def _points(passes, every, early):
+    last = 0.0
+    for point in early:
+        if 0 < point <= passes:
+            last = point
+            yield point
+    k = 1
+    while True:
+        point = round(k * every, 10)
+        if point > passes + 1e-9 * every:
+            break
+        if point > last:
+            last = point
+            yield point
+        k += 1
+    if last < passes:
+        yield float(passes)
 
 
 def evaluation_threads(parallel_jobs=1):

@@ -254,9 +254,11 @@ def main(args):
     passes = max(load(name)["sizes"][size]["passes"] for name in names)
     plan = f"{size} size: {len(jobs)} runs of up to {passes:g} passes ({', '.join(names)})"
     if all(_seconds_per_run(name, size) for name in names):
+        longest = max(estimate(name, size)[1] for name in names) + startup_s
+        wall = max(expected_wall_s(jobs, parallel, startup_s), longest)
         plan += (f"; measured on a 2-core VM: ~{duration(sum(j.expected_s for j in jobs))} of "
-                 f"run time, ~{duration(expected_wall_s(jobs, parallel, startup_s))} of wall "
-                 f"time as one batch on {parallel} worker{'s' * (parallel > 1)}"
+                 f"run time, ~{duration(wall)} of wall time as one batch on {parallel} "
+                 f"worker{'s' * (parallel > 1)}"
                  + (" (--overrides hydra/launcher=joblib hydra.launcher.n_jobs=2: two)"
                     if parallel == 1 else ""))
     if args.size is None and not args.dry_run and sys.stdin.isatty():

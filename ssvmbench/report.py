@@ -16,6 +16,7 @@ import pandas as pd
 
 from ssvmbench import claims, messages, presets
 from ssvmbench.errors import UserError
+from ssvmbench.launchers import SLURM_STARTUP_S
 from ssvmbench.plotting import commands as plot_command
 from ssvmbench.plotting.curves import add_suboptimality, aggregate, check_panels
 from ssvmbench.runlog import load_logs
@@ -110,13 +111,15 @@ def _plot_options(preset):
 
 
 def _compute(runs, total, longest):
-    """Measured compute and the wall time it implies on 2 cores and on a cluster."""
+    """Measured compute and the wall time it implies on 2 cores and on a cluster (the
+    longest run and a task's start-up, :data:`~ssvmbench.launchers.SLURM_STARTUP_S`)."""
     duration = messages.duration
+    cluster = longest + SLURM_STARTUP_S
     return (f"{runs} runs, {duration(total)} of run time in all (their logs' start to finish), "
             f"longest run {duration(longest)}: about {duration(total / 2)} on 2 cores with "
-            f"`hydra/launcher=joblib hydra.launcher.n_jobs=2`, about {duration(longest)} on a "
-            f"cluster with {runs} or more cores (`hydra/launcher=slurm`), plus queueing and "
-            "data loading.")
+            f"`hydra/launcher=joblib hydra.launcher.n_jobs=2`, about {duration(cluster)} on a "
+            f"cluster with {runs} or more cores (`hydra/launcher=slurm`: the longest run and "
+            f"{SLURM_STARTUP_S:.0f} s of a task's start-up), plus queueing.")
 
 
 def _header(out, table, total, small):

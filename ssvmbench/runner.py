@@ -97,8 +97,8 @@ def check_settings(cfg):
         [key for key in cfg.solver if key not in ("name", "passes")])
     check_data_options(cfg.data.name, [key for key in cfg.data if key != "name"])
     seed = cfg.seed
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-        raise UserError(f"seed={seed} must be a whole number >= 0")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise UserError(f"seed={seed} must be a whole number in [0, 2**63)")
     passes = number("solver.passes", cfg.solver.passes)
     if not passes > 0:
         raise UserError(f"solver.passes={cfg.solver.passes} must be > 0")

@@ -179,6 +179,9 @@ def test_sweep_then_plot(data_root, tmp_path):
     (["loss=squared"], "loss=squared"),
     (["solver=sgd", "oracle=topk", "oracle.K=0"], "oracle.K=0"),
     (["solver=sgd", "oracle=exp", "oracle.mu=0"], "oracle.mu=0"),
+    (["solver=svrg", "oracle=topk", "oracle.K=100000", "oracle.mu=1"], "oracle.K=100000"),
+    (["eval.every=1e-9"], "eval.every=1e-09 must be at least"),
+    (["seed=1180591620717411303424"], "seed=1180591620717411303424"),
 ])
 def test_bad_input_is_refused_before_any_log(args, message, tmp_path):
     run_dir = tmp_path / "bad"
@@ -427,3 +430,12 @@ def test_bench_compiles_every_kernel_before_the_timed_passes(data_root, monkeypa
                    "oracle.K=2", "oracle.mu=1", f"data.root={data_root}"],
         passes=5, oracles=False))
     assert len(warmed) == 1 and warmed[0] >= 1
+
+
+def test_a_quoted_run_directory_makes_no_junk_folder(tmp_path):
+    """Issue 29: ``'hydra.run.dir="…"'`` (Hydra's quoting) created a folder named with the
+    quotes in the current directory before Hydra read the value."""
+    result = ssvmbench("run", 'hydra.run.dir="quoted dir"', "solver.passes=-1", cwd=tmp_path,
+                       check=False)
+    assert result.returncode == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["quoted dir"]

@@ -15,19 +15,35 @@ from ssvmbench.tasks import chain, make_task
 
 
 def test_schedule_every_pass_and_final_point():
-    assert schedule(3, 1.0) == [1.0, 2.0, 3.0]
-    assert schedule(2.5, 1.0) == [1.0, 2.0, 2.5]
-    assert schedule(1, 0.25) == [0.25, 0.5, 0.75, 1.0]
+    assert list(schedule(3, 1.0)) == [1.0, 2.0, 3.0]
+    assert list(schedule(2.5, 1.0)) == [1.0, 2.0, 2.5]
+    assert list(schedule(1, 0.25)) == [0.25, 0.5, 0.75, 1.0]
+    assert list(schedule(0.3, 1.0, log_start=0.1, per_decade=1)) == [0.1, 0.3]
+
+
+def test_a_schedule_of_a_billion_passes_takes_no_memory():
+    """Issue 29: ``solver.passes=1e9 stop.time_s=3`` allocated 7.5 GiB of checkpoints before
+    training; the schedule is generated as the run goes."""
+    import itertools
+    import tracemalloc
+
+    tracemalloc.start()
+    first = list(itertools.islice(schedule(1e9, 1.0, log_start=0.01), 10))
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert first[-1] == 2.0 and first[0] == 0.01 and peak < 2**20
 
 
 def test_schedule_log_spaced_start():
-    points = schedule(2, 1.0, log_start=0.01, per_decade=2)
+    points = list(schedule(2, 1.0, log_start=0.01, per_decade=2))
     assert [round(p, 4) for p in points] == [0.01, 0.0316, 0.1, 0.3162, 1.0, 2.0]
 
 
 @pytest.mark.parametrize("args,fragment", [
     ((-1, 1.0), "solver.passes=-1"),
     ((3, 0), "eval.every=0"),
+    ((3, 1e-9), "eval.every=1e-09 must be at least"),
+    ((3, 1.0, 0.1, 1e12), "eval.per_decade"),
     ((3, 1.0, 2.0), "eval.log_start=2.0"),
 ])
 def test_schedule_refuses_bad_values(args, fragment):

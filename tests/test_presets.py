@@ -186,3 +186,23 @@ def test_reproduce_says_what_each_size_costs_and_asks_before_the_full_size(monke
     monkeypatch.setattr(presets_module, "_execute", lambda step: ran.append(step) or 0)
     assert presets_module.main(parser.parse_args(["bcfw_figure2_ocr"])) == 0
     assert not ran and "nothing run" in capsys.readouterr().out
+
+
+def test_a_reproduction_is_one_batch_of_distinct_runs_longest_first():
+    """Issue 28: every run of the presets named, a run shared by presets once, each expected
+    to take its preset's measured mean; the batch goes longest first."""
+    from ssvmbench.batch import longest_first
+
+    both = ["bcfw_figure1abc_ocr", "bcfw_figure1de_conll"]
+    jobs = presets_module.batch_jobs(both, "full", "OUT")
+    alone = [presets_module.batch_jobs([name], "full", "OUT") for name in both]
+    assert len(jobs) == len({job.run_dir for job in jobs}) == sum(map(len, alone))
+    again = presets_module.batch_jobs(["bcfw_figure1abc_ocr", "bcfw_figure2_ocr"], "full", "O")
+    assert len(again) == len({job.run_dir for job in again}) < sum(
+        presets_module.cost(name, "full")[0] for name in ["bcfw_figure1abc_ocr",
+                                                          "bcfw_figure2_ocr"])
+    ordered = longest_first(jobs)
+    assert [job.expected_s for job in ordered] == sorted(
+        (job.expected_s for job in jobs), reverse=True)
+    assert {job.expected_s for job in alone[1]} == {
+        presets_module._seconds_per_run("bcfw_figure1de_conll", "full")}

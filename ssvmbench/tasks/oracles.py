@@ -21,6 +21,7 @@ from ssvmbench.tasks import smoothing, transitions
 from ssvmbench.tasks.chain import labeling_score, loss_unit, psi_residual, viterbi
 
 KINDS = {"max": 0, "topk": 1, "exp": 2}
+MAX_K = 1000
 
 
 @dataclass(frozen=True)
@@ -36,8 +37,10 @@ class Oracle:
         if self.name not in KINDS:
             raise UserError(f"oracle={self.name}: choose one of {list(KINDS)}")
         K, mu = number("oracle.K", self.K), number("oracle.mu", self.mu)
-        if self.name == "topk" and not (K.is_integer() and K >= 1):
-            raise UserError(f"oracle.K={self.K} must be a whole number >= 1")
+        if self.name == "topk" and not (K.is_integer() and 1 <= K <= MAX_K):
+            raise UserError(f"oracle.K={self.K} must be a whole number in [1, {MAX_K}]: the "
+                            "top-K oracle keeps K partial labelings per token and label, its "
+                            "time and memory grow with K (Casimir uses K = 5)")
         if self.name != "max" and not mu > 0:
             raise UserError(f"oracle.mu={self.mu} must be > 0 for oracle={self.name}")
         if not mu >= 0:
