@@ -11,7 +11,7 @@ import sys
 import warnings
 from pathlib import Path
 
-from ssvmbench.errors import UserError, describe_os_error
+from ssvmbench.errors import UserError, describe_os_error, read_yaml
 
 USAGE = """ssvmbench <command> [options]
 
@@ -116,9 +116,21 @@ def _check_output_dirs(rest):
             Path(directory).mkdir(parents=True, exist_ok=True)
 
 
+def _check_config_dirs(rest):
+    """Parse every YAML file of the config directories named on the command line
+    (``--config-dir DIR``, ``-cd DIR``), so that a broken one is one line naming its line and
+    column, not the YAML parser's traceback from inside Hydra."""
+    dirs = [value for flag, value in zip(rest, rest[1:]) if flag in ("--config-dir", "-cd")]
+    dirs += [arg.split("=", 1)[1] for arg in rest if arg.startswith("--config-dir=")]
+    for directory in dirs:
+        for path in sorted(Path(directory).rglob("*.yaml")):
+            read_yaml(path)
+
+
 def _run(rest):
     from ssvmbench import app
 
+    _check_config_dirs(rest)
     _check_output_dirs(rest)
     sys.argv = ["ssvmbench run"] + rest
     app.store_plugin_configs()

@@ -1,8 +1,10 @@
 """The exception type for bad input (its message says what to do), its case of a combination
-that cannot run, the one check of a numeric setting, and the one line for a file system error."""
+that cannot run, the one check of a numeric setting, and the one line for a file system error
+or a YAML file that does not parse."""
 
 import errno
 import math
+from pathlib import Path
 
 
 class UserError(Exception):
@@ -43,3 +45,16 @@ def describe_os_error(err):
             errno.EEXIST: "a file of that name is in the way; choose another path",
             errno.ENOENT: "check the path"}.get(err.errno, "check the path and the disk")
     return f"{err.strerror or err}{': ' + where if where else ''} ({hint})"
+
+
+def read_yaml(path):
+    """The YAML file ``path`` parsed, or one line naming its line and column."""
+    import yaml
+
+    try:
+        return yaml.safe_load(Path(path).read_text())
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f", line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        raise UserError(f"{path}{where}: not valid YAML ({problem})") from None

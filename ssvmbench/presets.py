@@ -22,11 +22,9 @@ import shutil
 import sys
 from pathlib import Path
 
-import yaml
-
 from ssvmbench import claims
 from ssvmbench.batch import expected_wall_s, is_hydra_override, sweep_jobs
-from ssvmbench.errors import UserError
+from ssvmbench.errors import UserError, read_yaml
 from ssvmbench.launchers import launcher_settings, run_batch, workers
 from ssvmbench.messages import duration
 from ssvmbench.paths import config_dir
@@ -74,7 +72,9 @@ def load(name):
     path = Path(name) if name.endswith(".yaml") else preset_dir() / f"{name}.yaml"
     if not path.is_file():
         raise UserError(f"unknown preset '{name}': choose from {available()}")
-    preset = yaml.safe_load(path.read_text())
+    preset = read_yaml(path)
+    if not isinstance(preset, dict):
+        raise UserError(f"{path}: a preset is a YAML mapping (see configs/experiment/)")
     missing, unknown = KEYS - set(preset), set(preset) - KEYS
     if missing or unknown:
         raise UserError(f"{path}: missing keys {sorted(missing)}, unknown keys {sorted(unknown)}")

@@ -439,3 +439,17 @@ def test_a_quoted_run_directory_makes_no_junk_folder(tmp_path):
                        check=False)
     assert result.returncode == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["quoted dir"]
+
+
+def test_a_broken_yaml_is_one_line_naming_its_line_and_column(tmp_path):
+    """Issue 29: a preset file or a --config-dir file that does not parse gave the YAML
+    parser's traceback."""
+    (tmp_path / "conf" / "solver").mkdir(parents=True)
+    (tmp_path / "conf" / "solver" / "mine.yaml").write_text("name: bcfw\npasses: [1,\n")
+    (tmp_path / "figure.yaml").write_text("paper: x\nitem: [\n")
+    for args in (["run", "--config-dir", "conf", "solver=mine"],
+                 ["reproduce", "figure.yaml", "--dry-run"]):
+        result = ssvmbench(*args, cwd=tmp_path, check=False)
+        assert result.returncode == 2 and "Traceback" not in result.stderr
+        assert len(result.stderr.strip().splitlines()) == 1
+        assert "line 3, column 1: not valid YAML" in result.stderr

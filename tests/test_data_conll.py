@@ -222,3 +222,66 @@ def test_arrays_archive_round_trip(tmp_path, layout):
     with pytest.raises(UserError, match="no train_offsets"):
         np.savez(tmp_path / "empty.npz", x=np.zeros(1))
         load_split("arrays", path=str(tmp_path / "empty.npz"))
+
+
+def _archive(tmp_path, layout, **change):
+    """A small valid archive (dense or CSR features), with ``change``'s arrays replaced."""
+    from ssvmbench.data.synthetic import random_chains
+    ds = random_chains(6, 3, 4, seed=1)
+    arrays = {"train_offsets": ds.offsets, "train_labels": ds.labels}
+    if layout == "dense":
+        dense = np.zeros((ds.n_tokens, ds.n_features))
+        rows = np.repeat(np.arange(ds.n_tokens), np.diff(ds.feat_ptr))
+        dense[rows, ds.feat_idx] = ds.feat_val
+        arrays["train_features"] = dense
+    else:
+        arrays.update(train_indptr=ds.feat_ptr, train_indices=ds.feat_idx,
+                      train_values=ds.feat_val)
+    for key, edit in change.items():
+        arrays[key] = edit(arrays[key].copy())
+    path = tmp_path / f"{layout}.npz"
+    np.savez(path, **arrays)
+    return path, ds
+
+
+def _put(index, value):
+    def edit(a):
+        a = a.astype(type(value)) if isinstance(value, (float, str)) else a
+        a.flat[index] = value
+        return a
+    return edit
+
+
+@pytest.mark.parametrize("layout", ["dense", "csr"])
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_your_own_features_must_be_finite_and_the_bad_one_is_named(tmp_path, layout, bad):
+    """Issue 29: a NaN or infinite feature ended as 'diverged' after training; now it is one
+    line naming the split, the example, the token and the column."""
+    path, ds = _archive(tmp_path, layout)
+    token = int(ds.offsets[3]) + 1                             # example 3, its token 1
+    column = int(ds.feat_idx[ds.feat_ptr[token]])
+    key = "train_features" if layout == "dense" else "train_values"
+    index = token * ds.n_features + column if layout == "dense" else int(ds.feat_ptr[token])
+    path, _ = _archive(tmp_path, layout, **{key: _put(index, bad)})
+    with pytest.raises(UserError, match=f"train split, example 3, token 1, column {column}"):
+        load_split("arrays", path=str(path))
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"train_labels": _put(4, 1.5)}, r"train_labels\[4\] = 1.5: tags are whole numbers"),
+    ({"train_labels": _put(0, -1)}, r"train_labels\[0\] = -1"),
+    ({"train_features": lambda a: a.astype(str)}, "train_features holds <U32 values, not "
+                                                  "numbers"),
+])
+def test_your_own_labels_and_features_are_checked(tmp_path, change, message):
+    path, _ = _archive(tmp_path, "dense", **change)
+    with pytest.raises(UserError, match=message):
+        load_split("arrays", path=str(path))
+
+
+def test_an_archive_that_is_not_npz_is_one_line(tmp_path):
+    np.save(tmp_path / "x.npy", np.zeros(3))
+    (tmp_path / "x.csv").write_text("1,2,3\n")
+    for name in ("x.npy", "x.csv"):
+        with pytest.raises(UserError, match="not a NumPy .npz archive"):
+            load_split("arrays", path=str(tmp_path / name))

@@ -15,6 +15,7 @@ out a part instead). The number of features is the largest of the splits'.
 """
 
 import hashlib
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -28,16 +29,21 @@ def load(path):
     file = Path(str(path)).expanduser()
     if not file.is_file():
         raise UserError(f"data.path={path}: no such file")
-    with np.load(file, allow_pickle=False) as archive:
-        arrays = {key: archive[key] for key in archive.files}
+    if not zipfile.is_zipfile(file):
+        raise UserError(f"data.path={path}: not a NumPy .npz archive (write one with "
+                        "numpy.savez; the format: ssvmbench/data/arrays.py)")
+    try:
+        with np.load(file, allow_pickle=False) as archive:
+            arrays = {key: archive[key] for key in archive.files}
+    except (OSError, ValueError, zipfile.BadZipFile) as err:
+        raise UserError(f"data.path={path}: does not read as a .npz archive ({err})") from None
     splits = [s for s in ("train", "test") if f"{s}_offsets" in arrays]
     if "train" not in splits:
         raise UserError(f"{file}: no train_offsets (the archive format: "
                         "ssvmbench/data/arrays.py)")
     rows = {split: _rows(arrays, split, file) for split in splits}
     n_features = max(F for _, _, _, F in rows.values())
-    labels = {split: np.asarray(arrays.get(f"{split}_labels"), dtype=np.int32)
-              for split in splits}
+    labels = {split: _labels(arrays, split, file) for split in splits}
     names = tuple(str(x) for x in arrays.get("label_names", ()))
     n_labels = len(names) or int(max(v.max(initial=0) for v in labels.values())) + 1
 
@@ -59,12 +65,50 @@ def load(path):
                      source=str(file), metric="chunk_f1" if "O" in names else "accuracy")
 
 
+def _numbers(arrays, key, file):
+    """``arrays[key]`` if it holds numbers (else one line naming it)."""
+    values = np.asarray(arrays[key])
+    if values.dtype.kind not in "biuf":
+        raise UserError(f"{file}: {key} holds {values.dtype} values, not numbers")
+    return values
+
+
+def _labels(arrays, split, file):
+    """A split's tags as integers ``0 .. L-1``; fractional or negative ones are refused,
+    naming the first (never truncated)."""
+    key = f"{split}_labels"
+    if key not in arrays:
+        raise UserError(f"{file}: no {key} (the tag of each token)")
+    labels = _numbers(arrays, key, file)
+    bad = np.flatnonzero((labels != np.round(labels)) | (labels < 0)) if len(labels) else []
+    if len(bad):
+        raise UserError(f"{file}: {key}[{bad[0]}] = {labels[bad[0]]}: tags are whole numbers "
+                        "0 .. L-1")
+    return labels.astype(np.int32)
+
+
+def _check_finite(values, token_of_value, arrays, split, file, column_of_value):
+    """Refuse a NaN or infinite feature, naming its split, example, token and column."""
+    bad = np.flatnonzero(~np.isfinite(values))
+    if len(bad):
+        token = int(token_of_value(bad[0]))
+        offsets = np.asarray(arrays[f"{split}_offsets"])
+        example = int(np.searchsorted(offsets, token, side="right")) - 1
+        raise UserError(f"{file}: feature {values[bad[0]]} in the {split} split, example "
+                        f"{example}, token {token - int(offsets[example])}, column "
+                        f"{int(column_of_value(bad[0]))} ({len(bad)} such values): features "
+                        "must be finite numbers")
+
+
 def _rows(arrays, split, file):
     """``(indptr, indices, values, n_features)`` of a split's token features."""
     if f"{split}_features" in arrays:
-        dense = np.asarray(arrays[f"{split}_features"], dtype=float)
+        dense = _numbers(arrays, f"{split}_features", file).astype(float)
         if dense.ndim != 2:
             raise UserError(f"{file}: {split}_features must be a (tokens, features) matrix")
+        flat = dense.ravel()
+        _check_finite(flat, lambda k: k // dense.shape[1], arrays, split, file,
+                      lambda k: k % dense.shape[1])
         rows, cols = np.nonzero(dense)
         indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=len(dense)))])
         return (indptr.astype(np.int64), cols.astype(np.int32), dense[rows, cols],
@@ -74,9 +118,12 @@ def _rows(arrays, split, file):
     if missing:
         raise UserError(f"{file}: give {split}_features (dense) or {', '.join(parts)} (CSR); "
                         f"missing {missing}")
-    indptr, indices, values = (arrays[key] for key in parts)
+    indptr, indices, values = (_numbers(arrays, key, file) for key in parts)
     if len(indices) != len(values) or (len(indices) and indices.min() < 0):
         raise UserError(f"{file}: {split}_indices and {split}_values must have one "
                         "non-negative index per value")
-    return (indptr.astype(np.int64), indices.astype(np.int32), values.astype(float),
+    values = values.astype(float)
+    _check_finite(values, lambda k: np.searchsorted(indptr, k, side="right") - 1, arrays,
+                  split, file, lambda k: indices[k])
+    return (indptr.astype(np.int64), indices.astype(np.int32), values,
             int(indices.max(initial=-1)) + 1)
