@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ssvmbench.errors import UserError, describe_os_error
 from ssvmbench.messages import duration, say
-from ssvmbench.runlog import Interrupted, read_log
+from ssvmbench.runlog import Interrupted, LostOwnership, read_log
 
 LOG_NAME = "run.h5"
 MESSAGES_NAME = "app.log"
@@ -103,9 +103,16 @@ def reported(work, unexpected=False):
     """Call ``work()`` under the run's error contract: a stop, bad input or a file-system error
     is one line (printed and logged) and an exit status (see :func:`execute`); with
     ``unexpected``, any other exception too (its traceback logged)."""
+    from ssvmbench.runner import Stopped
+
     try:
         work()
         return 0
+    except Stopped as stop:
+        return stop.status
+    except LostOwnership as err:
+        say(f"ssvmbench run: stopped: {err}", error=True)
+        return 1
     except UserError as err:
         say(f"ssvmbench run: error: {err}", error=True)
         return 2

@@ -8,6 +8,7 @@ every Hydra option work); the other subcommands use argparse.
 import argparse
 import os
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -96,8 +97,9 @@ def _argparse_command(command, rest):
 
 def _check_output_dirs(rest):
     """Create the run or sweep directory named on the command line (``hydra.run.dir=``,
-    ``hydra.sweep.dir=``; else ``results/``, the defaults' parent) now, so that a file in the
-    way, a read-only disk or a missing permission ends in one line, not in Hydra's report."""
+    ``hydra.sweep.dir=``; else ``results/``, the defaults' parent) now and check that it
+    takes a file, so that a file in the way, a read-only disk or a missing permission ends
+    in one line, not in Hydra's report."""
     if any(arg.startswith(("-h", "--help", "--hydra-help", "--cfg", "-c", "--info"))
            for arg in rest):
         return
@@ -114,6 +116,10 @@ def _check_output_dirs(rest):
     for directory in given or ["results"]:
         if "${" not in directory:
             Path(directory).mkdir(parents=True, exist_ok=True)
+            try:                                   # writable? (Hydra writes app.log there)
+                tempfile.TemporaryFile(dir=directory).close()
+            except OSError as err:
+                raise OSError(err.errno, err.strerror, directory) from None
 
 
 def _check_config_dirs(rest):

@@ -21,6 +21,12 @@ class Incompatible(UserError):
     for an L2 solver). A sweep skips such a combination with this reason and runs the rest."""
 
 
+class PluginError(UserError):
+    """A plugin (another package's solver, dataset or metric) broke its contract or raised:
+    one line naming it; its traceback goes to the run's ``app.log`` (``SSVMBENCH_DEBUG=1``
+    lets it through)."""
+
+
 def number(name, value, allow_none=False):
     """``value`` as a finite float, or one clear error naming the setting ``name``."""
     if value is None and allow_none:

@@ -5,7 +5,10 @@ Lustre: ``HDF5_USE_FILE_LOCKING=FALSE``).
 ``run.lock`` is created atomically (``O_EXCL``) and holds its owner (host, pid, start time,
 SLURM job id, the configuration's hash); a thread refreshes its modification time every
 ``HEARTBEAT_S`` seconds. A lock whose owner is gone (same host and no such process) or whose
-heartbeat is older than ``STALE_S`` is taken over; any other is respected.
+heartbeat is older than ``STALE_S`` is taken over; any other is respected. A run checks
+that the lock is still its own before every write (:meth:`RunLock.check`): a run paused
+(SIGSTOP, a suspended job) until its lock looked stale and was taken over stops with one
+line instead of writing into the other run's directory.
 """
 
 import hashlib
@@ -15,6 +18,8 @@ import socket
 import threading
 import time
 from pathlib import Path
+
+from ssvmbench.runlog import LostOwnership
 
 LOCK_NAME = "run.lock"
 HEARTBEAT_S = 30
@@ -61,14 +66,27 @@ class RunLock:
                 continue
             with os.fdopen(fd, "w") as out:
                 json.dump(owner, out)
+            self.owner = owner
             self._thread = threading.Thread(target=self._beat, daemon=True)
             self._thread.start()
             return self
         raise Busy(self._read() or {}, False)
 
+    def check(self):
+        """Raise :class:`~ssvmbench.runlog.LostOwnership` if the lock is no longer this
+        run's (another run took the directory over while this one was paused)."""
+        current = self._read()
+        if current != self.owner:
+            self.lost = current or {}
+            raise LostOwnership(
+                f"{self.path.parent} was taken over by "
+                f"{describe(self.lost) if self.lost else 'another run'} while this run was "
+                "paused (its lock looked stale); this run wrote nothing more there")
+
     def __exit__(self, *exc):
         self._stop.set()
-        self.path.unlink(missing_ok=True)
+        if self._read() == self.owner:            # never another run's lock
+            self.path.unlink(missing_ok=True)
         return False
 
     def _beat(self):

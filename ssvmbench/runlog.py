@@ -42,6 +42,11 @@ class Interrupted(Exception):
         self.signum = signum
 
 
+class LostOwnership(Exception):
+    """The run's directory was taken over by another run while this one was paused: it
+    stops without writing anything more there."""
+
+
 class DiskFull(Interrupted):
     """The disk has no room for the next write: the run stops as interrupted, and continues
     when the same command runs again with space freed."""
@@ -112,6 +117,7 @@ class RunLog:
             raise ValueError("every column must be 1-D and all of the same length: "
                              + str({key: v.shape for key, v in columns.items()}))
         end = self.n_rows + len(next(iter(columns.values())))
+        self._check_owner()
         check_space(self.path.parent)
         try:
             for key, values in columns.items():
@@ -178,6 +184,7 @@ class RunLog:
         """Record the final ``status`` (and ``error`` message) and close; idempotent."""
         if not self.file:
             return
+        self._check_owner()
         # on a full disk the rows written so far and n_rows stay as they are
         with contextlib.closing(self.file), contextlib.suppress(OSError):
             for dataset in self.trace.values():  # columns as long as their rows, for any reader
@@ -191,7 +198,20 @@ class RunLog:
     def __enter__(self):
         return self
 
+    guard = None    # called before every write; raises LostOwnership when the log is not ours
+
+    def _check_owner(self):
+        if self.guard is not None:
+            try:
+                self.guard()
+            except LostOwnership:
+                self.file.close()                # not ours any more: nothing written
+                raise
+
     def __exit__(self, kind, error, traceback):
+        if kind is not None and issubclass(kind, LostOwnership):
+            self.file.close()
+            return False
         if kind is None:
             self.close("finished")
         elif issubclass(kind, (KeyboardInterrupt, Interrupted)):

@@ -1,7 +1,9 @@
 """One run: config -> data -> task -> solver -> checkpoints -> HDF5 run log."""
 
 import contextlib
+import ctypes
 import dataclasses
+import logging
 import math
 import os
 import pickle
@@ -21,15 +23,15 @@ from tqdm import tqdm
 from ssvmbench.data import check_options as check_data_options
 from ssvmbench.data import load_split
 from ssvmbench.messages import say
-from ssvmbench.errors import Incompatible, UserError, number
+from ssvmbench.errors import Incompatible, PluginError, UserError, number
 from ssvmbench.files import write_atomically
 from ssvmbench import objective
 from ssvmbench.monitor import evaluation_threads, measure, schedule
 from ssvmbench.paths import data_root, source_digest
 from ssvmbench.runlock import Busy, RunLock
-from ssvmbench.runlog import (Diverged, DiskFull, Interrupted, RunLog, check_space, make_room,
-                              read_log, resumable, write_skipped)
-from ssvmbench.solvers import make_solver, solver_class
+from ssvmbench.runlog import (Diverged, DiskFull, Interrupted, LostOwnership, RunLog,
+                              check_space, make_room, read_log, resumable, write_skipped)
+from ssvmbench.solvers import describe, make_solver, solver_class
 from ssvmbench.tasks import make_task
 from ssvmbench.tasks.oracles import Oracle
 
@@ -175,9 +177,9 @@ def run(cfg, run_dir, overrides=(), sweep=False, eval_threads=None) -> Path:
     path = Path(run_dir) / LOG_NAME
     config = OmegaConf.to_yaml(cfg, resolve=True)
     try:
-        with RunLock(run_dir, config):
+        with RunLock(run_dir, config) as lock:
             return _run_owned(cfg, path, config, overrides, sweep, points,
-                              eval_threads or evaluation_threads())
+                              eval_threads or evaluation_threads(), lock.check)
     except Busy as busy:
         if not busy.same_config:
             raise UserError(f"{run_dir} is being written by another run ({busy}); choose "
@@ -186,19 +188,22 @@ def run(cfg, run_dir, overrides=(), sweep=False, eval_threads=None) -> Path:
         return path
 
 
-def _run_owned(cfg, path, config, overrides, sweep, points, eval_threads):
-    """:func:`run` once the run directory is ours."""
+def _run_owned(cfg, path, config, overrides, sweep, points, eval_threads, owned):
+    """:func:`run` once the run directory is ours (``owned()`` raises
+    :class:`~ssvmbench.runlog.LostOwnership` once it is not, checked before every write)."""
     state_path = path.with_name(STATE_NAME)
     code = code_identity()
     resume = (not cfg.get("restart", False) and state_path.exists()
               and resumable(path, config, code))
+    state = read_state(state_path) if resume else None
+    resume = state is not None
     if not resume:
         if not make_room(path, config, code, cfg.get("reuse_stale", False)):
             return path
         state_path.unlink(missing_ok=True)
     say(f"ssvmbench run: solver={cfg.solver.name} data={cfg.data.name} (data root "
         f"{data_root(cfg.data.get('root'))}) -> {path}")
-    with StopSignals() as signals:
+    with StopSignals() as signals, blame_plugin(cfg.solver.name):
         numba.set_num_threads(eval_threads)
         try:
             split, train, test = load_tasks(cfg)
@@ -220,8 +225,6 @@ def _run_owned(cfg, path, config, overrides, sweep, points, eval_threads):
         solver = build_solver(cfg, train, lam, l1)
         clock = {"solver_s": 0.0, "eval_s": 0.0}
         if resume:
-            with open(state_path, "rb") as saved:
-                state = pickle.load(saved)
             solver.load_state(state["solver"])
             clock.update(state["clock"])
             log = RunLog.reopen(path, solver.oracle_calls)
@@ -230,13 +233,16 @@ def _run_owned(cfg, path, config, overrides, sweep, points, eval_threads):
         else:
             log = RunLog(path, {**_attributes(config, overrides, cfg, solver, split, lam),
                                 "jit_s": jit_s})
+        log.guard = owned
         try:
             with log:
                 _train(cfg, solver, train, test, points, log, signals, clock,
-                       lambda: save_state(state_path, solver, clock))
+                       lambda: save_state(state_path, solver, clock), owned)
+                owned()
                 if cfg.get("save_weights", True):
                     save_weights(path.with_name(WEIGHTS_NAME), solver)
         except Interrupted as err:
+            owned()
             with contextlib.suppress(DiskFull):   # else the last periodic state stays
                 save_state(state_path, solver, clock)
             raise Interrupted(f"{err} after {solver.oracle_calls / train.n:.3g} passes; "
@@ -248,7 +254,30 @@ def _run_owned(cfg, path, config, overrides, sweep, points, eval_threads):
             return path
         state_path.unlink(missing_ok=True)
     say(finished_summary(path, path.parent.parent if sweep else path.parent))
+    if signals.received is not None:          # while the finished run's results were written
+        say(f"ssvmbench run: received {signal.Signals(signals.received).name} while writing "
+            f"the finished run's results; they are complete ({path} says status=finished)",
+            error=True)
+        raise Stopped(128 + signals.received)
     return path
+
+
+@contextlib.contextmanager
+def blame_plugin(solver_name):
+    """An exception raised by a plugin solver's code is one line naming the plugin and its
+    entry point (:class:`~ssvmbench.errors.PluginError`); its traceback goes to the run's
+    ``app.log``, and ``SSVMBENCH_DEBUG=1`` lets the exception itself through."""
+    try:
+        yield
+    except (UserError, Interrupted, Diverged, LostOwnership, OSError):
+        raise
+    except Exception as err:
+        cls = solver_class(solver_name)
+        if describe(cls) == f"solver {solver_name}" or os.environ.get("SSVMBENCH_DEBUG"):
+            raise
+        logging.getLogger("ssvmbench").exception(f"{describe(cls)} raised")
+        raise PluginError(f"{describe(cls)} raised {type(err).__name__}: {err} (its traceback "
+                          "is in the run's app.log; SSVMBENCH_DEBUG=1 shows it here)") from None
 
 
 def finished_summary(path, logs):
@@ -270,6 +299,35 @@ def finished_summary(path, logs):
 
 
 STATE_NAME = "state.pkl"
+
+
+class Stopped(Exception):
+    """A run whose results are complete but that was asked to stop on the way out: the exit
+    status to give (128 + the signal)."""
+
+    def __init__(self, status):
+        super().__init__(status)
+        self.status = status
+
+
+def read_state(path):
+    """The saved state at ``path``, or None if it does not read (a truncated or foreign
+    file): then it is kept aside as ``state.pkl.unreadable-<mtime>`` and the run starts
+    afresh, saying so in one line."""
+    try:
+        with open(path, "rb") as saved:
+            state = pickle.load(saved)
+        if isinstance(state, dict) and {"solver", "clock"} <= set(state):
+            return state
+        problem = "not a solver state"
+    except (OSError, EOFError, ValueError, TypeError, AttributeError, ImportError,
+            IndexError, pickle.UnpicklingError) as err:
+        problem = f"{type(err).__name__}: {err}"
+    aside = path.with_name(f"{path.name}.unreadable-{int(path.stat().st_mtime)}")
+    path.rename(aside)
+    say(f"{path}: the saved state does not read ({problem}); kept as {aside.name}, the run "
+        "starts afresh")
+    return None
 
 
 def _save(path, arrays, write):
@@ -300,11 +358,11 @@ def save_weights(path, solver):
     _save(path, weights.values(), lambda out: np.savez_compressed(out, **weights))
 
 
-def _train(cfg, solver, train, test, points, log, signals, clock, save):
+def _train(cfg, solver, train, test, points, log, signals, clock, save, owned):
     """The timed loop: solver steps up to each checkpoint (in slices of an eighth of a pass,
     so that a stop is seen within one), then the measurements, appended to ``log``; the
-    state is saved (``save()``) after a checkpoint when :func:`_save_due`.
-    ``clock``: the cumulative solver and evaluation seconds."""
+    state is saved (``save()``) after a checkpoint when :func:`_save_due`, ``owned()``
+    checked first. ``clock``: the cumulative solver and evaluation seconds."""
     last_save, save_cost = time.perf_counter(), 0.0
     bar = tqdm(total=float(cfg.solver.passes), unit="pass", disable=not sys.stderr.isatty(),
                bar_format="{l_bar}{bar}| {n:.2f}/{total:.0f} passes [{elapsed}<{remaining}"
@@ -332,6 +390,7 @@ def _train(cfg, solver, train, test, points, log, signals, clock, save):
             raise Diverged(f"the primal objective of iterate {bad[0]} is not finite after "
                            f"{solver.oracle_calls / train.n:.3g} passes")
         if _save_due(cfg.resume, time.perf_counter() - last_save, save_cost):
+            owned()
             start = time.perf_counter()
             save()
             last_save = time.perf_counter()
@@ -365,7 +424,10 @@ class StopSignals:
     preemption, submitit's signal) instead of raising inside whatever runs (a compiled solver
     pass, an HDF5 write, numba compiling): :meth:`check`, called between steps, raises
     :class:`Interrupted` (with the signal) once one has arrived, so no signal is lost, the
-    state is saved and the run log is closed with ``status=interrupted``."""
+    state is saved and the run log is closed with ``status=interrupted``. The first signal
+    is acknowledged at once on stderr; a second one ends the process at once (the handler is
+    one-shot at the C level, so this holds even inside compiled code that never returns to
+    Python), and the run continues later from its last saved checkpoint."""
 
     SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGUSR2)
 
@@ -373,8 +435,14 @@ class StopSignals:
         self.received = None
 
         def handler(signum, frame):
+            if self.received is None:
+                os.write(2, f"ssvmbench run: {signal.Signals(signum).name}: stopping at the "
+                            "next step with the state saved (compiling can take a minute; "
+                            "again to stop at once)\n".encode())
             self.received = signum
         self._previous = {sig: signal.signal(sig, handler) for sig in self.SIGNALS}
+        for sig in self.SIGNALS:
+            one_shot(sig)
         return self
 
     def check(self):
@@ -386,6 +454,25 @@ class StopSignals:
         for sig, previous in self._previous.items():
             signal.signal(sig, previous)
         return False
+
+
+class _SigAction(ctypes.Structure):
+    """glibc's ``struct sigaction`` (Linux)."""
+    _fields_ = [("handler", ctypes.c_void_p), ("mask", ctypes.c_ulong * 16),
+                ("flags", ctypes.c_int), ("restorer", ctypes.c_void_p)]
+
+
+def one_shot(sig):
+    """Linux: make the handler now installed for ``sig`` one-shot at the C level
+    (``SA_RESETHAND``): once it has been delivered, the next ``sig`` has its default action
+    (the process ends), whether or not Python got to run the handler."""
+    if not sys.platform.startswith("linux"):
+        return
+    libc = ctypes.CDLL(None, use_errno=True)
+    action = _SigAction()
+    if libc.sigaction(int(sig), None, ctypes.byref(action)) == 0:
+        action.flags |= -0x80000000                       # SA_RESETHAND, as a C int
+        libc.sigaction(int(sig), ctypes.byref(action), None)
 
 
 def _attributes(config, overrides, cfg, solver, split, lam):

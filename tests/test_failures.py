@@ -2,7 +2,10 @@
 status, and nothing already written is lost (issue 19): each case here failed before."""
 
 import errno
+import json
 import os
+import signal
+import subprocess
 
 import h5py
 import numpy as np
@@ -16,7 +19,7 @@ from ssvmbench.runner import check_settings
 from ssvmbench.solvers import registered
 from ssvmbench.solvers.sgd import SGD
 
-from test_cli import ssvmbench
+from test_cli import EXE, _wait_for_rows, ssvmbench
 
 OCR = ["data=ocr", "+data.subset=0.05", "lambda=0.01"]
 
@@ -35,8 +38,8 @@ def test_what_hydra_would_add_silently_is_refused_by_name(override, message):
 
 
 @pytest.mark.parametrize("override, message", [
-    ("seed=-1", "seed=-1 must be a whole number >= 0"),
-    ("seed=abc", "seed=abc must be a whole number >= 0"),
+    ("seed=-1", r"seed=-1 must be a whole number in \[0, 2\*\*63\)"),
+    ("seed=abc", r"seed=abc must be a whole number in \[0"),
     ("solver.passes=abc", "solver.passes=abc must be a finite number"),
     ("solver.passes=0", "solver.passes=0 must be > 0"),
     ("lambda=inf", "lambda=inf must be a finite positive number"),
@@ -220,3 +223,100 @@ def test_data_list_shows_the_alignment_files_and_how_to_get_them(data_root, tmp_
                         check=False)
     assert missing.returncode == 2 and "mihalcea/wpt" in missing.stderr
     assert "Traceback" not in missing.stderr
+
+
+def _stopped_run(tmp_path, args):
+    """A run of ``args`` into ``tmp_path/run`` stopped by SIGTERM after a few checkpoints."""
+    run_dir = tmp_path / "run"
+    proc = subprocess.Popen([EXE, "run", *args, f"hydra.run.dir={run_dir}"], cwd=tmp_path,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _wait_for_rows(run_dir, 6)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=120) == 143
+    return run_dir
+
+
+LONG_RUN = ["solver=bcfw", "data=ocr", "+data.subset=0.2", "solver.passes=100",
+            "eval.every=0.5"]
+
+
+def test_a_truncated_state_is_set_aside_and_the_run_starts_afresh(data_root, tmp_path):
+    """Issue 29: a damaged ``state.pkl`` blocked the resume with a traceback until deleted by
+    hand."""
+    run_dir = _stopped_run(tmp_path, LONG_RUN)
+    state = run_dir / "state.pkl"
+    state.write_bytes(state.read_bytes()[:100])
+    again = ssvmbench("run", *LONG_RUN, f"hydra.run.dir={run_dir}", cwd=tmp_path)
+    assert "the saved state does not read" in again.stdout and "starts afresh" in again.stdout
+    assert list(run_dir.glob("state.pkl.unreadable-*"))
+    assert list(run_dir.glob("run.h5.interrupted-*"))
+    assert read_log(run_dir / "run.h5")[1]["status"] == "finished"
+
+
+def test_a_signal_while_the_results_are_written_is_reported(data_root, tmp_path, monkeypatch):
+    """Issue 29: SIGTERM during the final write was swallowed (exit 0, nothing said)."""
+    from ssvmbench import runner
+
+    written = runner.save_weights
+
+    def save_and_get_a_signal(path, solver):
+        os.kill(os.getpid(), signal.SIGTERM)
+        written(path, solver)
+    monkeypatch.setattr(runner, "save_weights", save_and_get_a_signal)
+    with pytest.raises(runner.Stopped) as stop:
+        api.run(["solver=bcfw", "data=ocr", "+data.subset=0.05", "solver.passes=2"],
+                tmp_path / "run")
+    assert stop.value.status == 143
+    assert read_log(tmp_path / "run" / "run.h5")[1]["status"] == "finished"
+    assert (tmp_path / "run" / "weights.npz").exists()
+
+
+def test_a_run_whose_directory_was_taken_over_stops_without_writing(data_root, tmp_path):
+    """Issue 29: a run paused (SIGSTOP) until its lock looked stale was taken over by a second
+    run; woken up, it went on writing into that run's directory. Now it checks the lock
+    before every write and stops with one line."""
+    run_dir = tmp_path / "run"
+    proc = subprocess.Popen([EXE, "run", *LONG_RUN, f"hydra.run.dir={run_dir}"],
+                            cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            text=True)
+    _wait_for_rows(run_dir, 4)
+    proc.send_signal(signal.SIGSTOP)
+    other = {"host": "elsewhere", "pid": 1, "started": "2026-01-01T00:00:00",
+             "slurm_job": "", "config": "x"}
+    (run_dir / "run.lock").write_text(json.dumps(other))       # what a takeover leaves
+    (run_dir / "run.h5").rename(run_dir / "run.h5.running-aside")
+    state = (run_dir / "state.pkl").stat().st_mtime_ns
+    rows = read_log(run_dir / "run.h5.running-aside")[1]["n_rows"]
+    proc.send_signal(signal.SIGCONT)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 1
+    assert stderr.strip().splitlines()[-1].startswith("ssvmbench run: stopped: ")
+    assert "was taken over by pid 1 on elsewhere" in stderr
+    assert sorted(p.name for p in run_dir.iterdir()) == [
+        "app.log", "run.h5.running-aside", "run.lock", "state.pkl"]
+    assert (run_dir / "state.pkl").stat().st_mtime_ns == state
+    aside = read_log(run_dir / "run.h5.running-aside")[1]
+    assert aside["n_rows"] == rows and aside["status"] == "running"
+    assert json.loads((run_dir / "run.lock").read_text()) == other
+
+
+def test_a_read_only_disk_is_one_line(data_root, tmp_path):
+    """Issue 29: continuing an interrupted run on a disk now read-only was a traceback from
+    Hydra's logging set-up."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(disk)],
+                             capture_output=True, text=True)
+    if mounted.returncode:
+        pytest.skip(f"needs root to mount a tmpfs: {mounted.stderr.strip()}")
+    try:
+        (disk / "run").mkdir()
+        subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+        result = ssvmbench("run", "solver=bcfw", "data=ocr", f"hydra.run.dir={disk / 'run'}",
+                           cwd=tmp_path, check=False)
+    finally:
+        subprocess.run(["umount", str(disk)], check=False)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.strip() == (f"ssvmbench run: error: Read-only file system: "
+                                     f"{disk / 'run'} (the file system is read-only; choose "
+                                     "another directory)")

@@ -356,3 +356,79 @@ def test_a_plain_python_solver_keeps_the_contract(kind, monkeypatch):
         solver.run_until(3 * TASKS[kind].n)
     np.testing.assert_allclose(plain.iterates()[0][1], compiled.iterates()[0][1], rtol=1e-9,
                                atol=1e-12)
+
+
+FAULTY = """
+import numpy as np
+from ssvmbench.solvers.sgd import SGD
+
+
+class Demo(SGD):
+    name = "faulty"
+
+    def advance(self, budget):
+        if FAULT == "raises":
+            return 1 // 0
+        if FAULT == "no_progress":
+            return 0
+        return super().advance(budget)
+
+    def state(self):
+        a, v, ell = super().state()
+        return (a, v[:-1], ell) if FAULT == "short_state" else (a, v, ell)
+"""
+
+
+@pytest.mark.parametrize("fault, message", [
+    ("raises", "raised ZeroDivisionError: integer division or modulo by zero (its traceback "
+               "is in the run's app.log"),
+    ("no_progress", "advance() returned 0 oracle calls 10000 times in a row"),
+    ("short_state", "shape"),        # caught by its averages, or by the iterates' check
+])
+def test_a_faulty_plugin_solver_is_one_line_naming_it(tmp_path, fault, message):
+    """Issue 29: a plugin whose advance raises was a traceback, one that returns 0 oracle
+    calls looped forever, one whose state() has the wrong length finished with exit 0 and
+    saved weights of the wrong size. Each is now one line naming the plugin and its entry
+    point; a raising plugin's traceback is kept in app.log (SSVMBENCH_DEBUG=1 shows it)."""
+    env = write_plugin(tmp_path / "site", "faulty", f"FAULT = {fault!r}\n" + FAULTY)
+    run_dir = tmp_path / "run"
+    args = ("run", "solver=faulty", "data=voc_synthetic", "data.n_train=8", "data.n_test=2",
+            "data.size=32", "solver.passes=2", f"hydra.run.dir={run_dir}")
+    result = ssvmbench(*args, cwd=tmp_path, env=env, check=False, timeout=300)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    line = result.stderr.strip().splitlines()[-1]
+    assert line.startswith("ssvmbench run: error: solver faulty (plugin demo:Demo, entry point "
+                           "ssvmbench.solvers)") and message in line, line
+    assert not (run_dir / "weights.npz").exists()
+    if fault == "raises":
+        assert "ZeroDivisionError" in (run_dir / "app.log").read_text()
+        assert "Traceback" in (run_dir / "app.log").read_text()
+        debug = ssvmbench(*args, "restart=true", cwd=tmp_path, check=False,
+                          env={**env, "SSVMBENCH_DEBUG": "1"})
+        assert "Traceback" in debug.stderr and "1 // 0" in debug.stderr
+    checked = ssvmbench("check-solver", "faulty", cwd=tmp_path, env=env, check=False,
+                        timeout=300)
+    assert checked.returncode == 1 and "Traceback" not in checked.stderr, checked.stderr
+    assert "FAIL" in checked.stdout and "solver faulty: " in checked.stdout
+
+
+def test_a_solver_whose_state_has_the_wrong_length_is_refused_at_its_checkpoint():
+    from ssvmbench.data.synthetic import random_chains
+    from ssvmbench.tasks import make_task
+    from ssvmbench.errors import PluginError
+    from ssvmbench.solvers.sgd import SGD
+
+    class Short(SGD):
+        name = "short"
+
+        def state(self):
+            a, v, ell = super().state()
+            return a, v[:-1], ell
+
+    task = make_task(random_chains(6, 3, 4, seed=1))
+    solver = Short(task, 0.1, {"iterates": ["raw"]}, 0)
+    solver.run_until(6)
+    with pytest.raises(PluginError, match=rf"solver short \(plugin .*Short, entry point "
+                                          rf"ssvmbench.solvers\): iterate raw has shape "
+                                          rf"\({task.d - 1},\), not \({task.d},\)"):
+        solver.iterates()

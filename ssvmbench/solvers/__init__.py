@@ -46,3 +46,11 @@ def solver_class(name):
     if name not in solvers:
         raise UserError(f"unknown solver '{name}': choose one of {sorted(solvers)}")
     return solvers[name]
+
+
+def describe(cls):
+    """``solver NAME``, and for a plugin where it comes from (its class, its entry point)."""
+    if cls.name in SOLVERS and SOLVERS[cls.name] is cls:
+        return f"solver {cls.name}"
+    return (f"solver {cls.name} (plugin {cls.__module__}:{cls.__qualname__}, entry point "
+            f"{ENTRY_POINTS})")

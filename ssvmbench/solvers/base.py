@@ -18,10 +18,13 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from ssvmbench.errors import Incompatible, UserError, number
+from ssvmbench.errors import Incompatible, PluginError, UserError, number
 from ssvmbench.objective import Objective
 from ssvmbench.solvers.averaging import Averages
 from ssvmbench.tasks.oracles import Oracle
+
+
+IDLE_STEPS = 10_000     # advance() calls in a row without an oracle call: no progress
 
 
 class Solver(ABC):
@@ -152,9 +155,26 @@ class Solver(ABC):
         vars(self).update(state)
 
     def run_until(self, oracle_calls):
-        """Advance until at least ``oracle_calls`` oracle calls have been made."""
+        """Advance until at least ``oracle_calls`` oracle calls have been made. A step may
+        make no oracle call (the cutting plane's cached constraints), but
+        :data:`IDLE_STEPS` of them in a row mean no progress (a run would loop forever), and
+        a count that is not a whole number >= 0 breaks the contract: both are refused."""
+        idle = 0
         while self.oracle_calls < oracle_calls and not self.converged:
-            self.oracle_calls += self.advance(oracle_calls - self.oracle_calls)
+            made = self.advance(oracle_calls - self.oracle_calls)
+            if isinstance(made, bool) or not isinstance(made, (int, np.integer)) or made < 0:
+                raise PluginError(f"{self._described()}: advance() returned {made!r}, not the "
+                                  "number of oracle calls it made (an int >= 0)")
+            idle = idle + 1 if made == 0 else 0
+            if idle >= IDLE_STEPS:
+                raise PluginError(f"{self._described()}: advance() returned 0 oracle calls "
+                                  f"{IDLE_STEPS} times in a row without converging; it must "
+                                  "make oracle calls, else a run makes no progress")
+            self.oracle_calls += int(made)
+
+    def _described(self):
+        from ssvmbench.solvers import describe
+        return describe(type(self))
 
     def averaged_size(self):
         """Length of the vector whose averages are kept (the weights, by default)."""
@@ -183,6 +203,12 @@ class Solver(ABC):
         """``[(name, w, dual objective or NaN)]`` for every logged iterate (``best`` last,
         without a dual)."""
         pairs = [self.current()] + [self.average(j) for j in range(len(self.averages.kinds))]
+        for name, (vec, _) in zip(self._averaged(self.iterate_names), pairs):
+            if getattr(vec, "shape", None) != (self.task.d,):
+                raise PluginError(f"{self._described()}: iterate {name} has shape "
+                                  f"{getattr(vec, 'shape', type(vec).__name__)}, not "
+                                  f"({self.task.d},) (state() must give w = a v with d "
+                                  "entries)")
         out = [
             (name, vec, self.objective.dual(vec, e) if self.has_dual else np.nan)
             for name, (vec, e) in zip(self._averaged(self.iterate_names), pairs)
