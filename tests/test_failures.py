@@ -6,6 +6,8 @@ import json
 import os
 import signal
 import subprocess
+import sys
+import time
 
 import h5py
 import numpy as np
@@ -320,3 +322,42 @@ def test_a_read_only_disk_is_one_line(data_root, tmp_path):
     assert result.stderr.strip() == (f"ssvmbench run: error: Read-only file system: "
                                      f"{disk / 'run'} (the file system is read-only; choose "
                                      "another directory)")
+
+
+def test_a_stop_during_the_first_compile_is_acknowledged_and_a_second_one_ends_it(
+        data_root, tmp_path):
+    """Issue 29: Ctrl-C while numba compiled the kernels (empty cache) acted only after the
+    compile (46-235 s) and a second Ctrl-C was ignored. Now the first is acknowledged at once
+    and the second ends the process at once."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "empty-cache")}
+    proc = subprocess.Popen([EXE, "run", "solver=online_eg", "data=ocr",
+                             f"hydra.run.dir={tmp_path / 'run'}"], cwd=tmp_path, env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and not (tmp_path / "run" / "app.log").exists():
+        time.sleep(0.2)
+    time.sleep(3)                                              # compiling by now
+    proc.send_signal(signal.SIGINT)
+    first = time.time()
+    line = proc.stderr.readline()
+    assert "SIGINT: stopping at the next step" in line and time.time() - first < 10
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=10) == -signal.SIGINT
+
+
+def test_a_second_signal_ends_a_run_stuck_in_compiled_code(tmp_path):
+    """Issue 29: a plugin's compiled step that never returns kept Python's signal handler
+    from running, so no Ctrl-C stopped it; the handlers are one-shot at the C level, so the
+    second one ends the process."""
+    script = tmp_path / "stuck.py"
+    script.write_text(
+        "import numba\nfrom ssvmbench.runner import StopSignals\n\n\n@numba.njit\n"
+        "def forever(x):\n    while x >= 0:\n        x = (x * 7 + 1) % 1000003\n    return x\n\n\n"
+        "forever(-1)\nwith StopSignals():\n    print('ready', flush=True)\n    forever(5)\n")
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "ready"
+    proc.send_signal(signal.SIGINT)
+    time.sleep(1)
+    assert proc.poll() is None                   # the first waits for the step to end
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(timeout=10) == -signal.SIGINT
