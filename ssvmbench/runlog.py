@@ -101,6 +101,7 @@ class RunLog:
         self.trace = self.file.create_group("trace")
         self.columns = None
         self.n_rows = 0
+        self.last_calls = 0
         self.file.flush()
 
     def append(self, rows):
@@ -133,6 +134,8 @@ class RunLog:
         except OSError as err:        # n_rows still counts only the rows fully written
             raise DiskFull(f"could not write {self.path}: {err}") from None
         self.n_rows = end
+        if "oracle_calls" in columns:
+            self.last_calls = int(columns["oracle_calls"][-1])
         self.file.attrs["n_rows"] = end
         self.file.flush()
 
@@ -164,17 +167,20 @@ class RunLog:
                              if h5py.check_string_dtype(data.dtype) else data[:keep])
                        for key, data in old["trace"].items()}
         attrs.pop("error", None)
+        attrs.pop("finished", None)
         attrs.update(n_rows=0, status="running", resumed=int(attrs.get("resumed", 0)) + 1)
         fresh = path.with_name(path.name + ".resuming")
         fresh.unlink(missing_ok=True)
         self = cls.__new__(cls)
         self.path, self.file = path, h5py.File(fresh, "w")
-        self.file.attrs.update(attrs)
-        self.trace = self.file.create_group("trace")
-        self.columns, self.n_rows = None, 0
-        if keep:
-            self.append(columns)
-        self.file.close()
+        try:
+            self.file.attrs.update(attrs)
+            self.trace = self.file.create_group("trace")
+            self.columns, self.n_rows, self.last_calls = None, 0, 0
+            if keep:
+                self.append(columns)
+        finally:
+            self.file.close()
         fresh.replace(path)
         self.file = h5py.File(path, "r+")
         self.trace = self.file["trace"]
@@ -272,14 +278,18 @@ def make_room(path, config, code=None, reuse_stale=False):
 
 
 def resumable(path, config, code):
-    """Whether ``path`` is the log of an interrupted or killed run of ``config`` made by the
-    same ``code``, that no live process writes (HDF5 keeps a live log locked)."""
+    """Whether ``path`` is the readable log (attributes and rows) of an interrupted or killed
+    run of ``config`` made by the same ``code``, that no live process writes (HDF5 keeps a
+    live log locked)."""
     try:
         with h5py.File(path, "r") as f:
+            n = int(f.attrs.get("n_rows", 0))
+            for dataset in f["trace"].values():       # a SIGKILL may have damaged them
+                dataset[:n]
             return (f.attrs.get("status") in ("interrupted", "running")
                     and f.attrs.get("config") == config
                     and (yaml.safe_load(f.attrs.get("code", "{}")) or {}) == code)
-    except (OSError, BlockingIOError):
+    except (OSError, BlockingIOError, KeyError, RuntimeError, ValueError):
         return False
 
 

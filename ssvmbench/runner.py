@@ -360,7 +360,9 @@ def save_weights(path, solver):
 
 def _train(cfg, solver, train, test, points, log, signals, clock, save, owned):
     """The timed loop: solver steps up to each checkpoint (in slices of an eighth of a pass,
-    so that a stop is seen within one), then the measurements, appended to ``log``; the
+    so that a stop is seen within one), then the measurements, appended to ``log`` (a
+    checkpoint the log has, ``log.last_calls``, is not redone; one the solver reached but
+    the log lacks, e.g. after a full disk, is measured now); the
     state is saved (``save()``) after a checkpoint when :func:`_save_due`, ``owned()``
     checked first. ``clock``: the cumulative solver and evaluation seconds."""
     last_save, save_cost = time.perf_counter(), 0.0
@@ -369,13 +371,14 @@ def _train(cfg, solver, train, test, points, log, signals, clock, save, owned):
                           "{postfix}]")
     for target in points:
         calls = int(np.ceil(target * train.n - 1e-9))
-        if calls <= solver.oracle_calls:
+        if calls <= log.last_calls:          # logged already (a continued run)
             continue
         while solver.oracle_calls < calls and not solver.converged:
             start = time.perf_counter()
             solver.run_until(min(calls, solver.oracle_calls + max(1, train.n // 8)))
             clock["solver_s"] += time.perf_counter() - start
-            signals.check()
+            if solver.oracle_calls < calls:   # a checkpoint reached is logged before a stop
+                signals.check()
         start = time.perf_counter()
         rows = measure(solver, train, test)
         clock["eval_s"] += time.perf_counter() - start

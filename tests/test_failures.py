@@ -11,6 +11,7 @@ import time
 
 import h5py
 import numpy as np
+import pandas as pd
 import pytest
 
 from ssvmbench import api, runlog
@@ -361,3 +362,30 @@ def test_a_second_signal_ends_a_run_stuck_in_compiled_code(tmp_path):
     assert proc.poll() is None                   # the first waits for the step to end
     proc.send_signal(signal.SIGINT)
     assert proc.wait(timeout=10) == -signal.SIGINT
+
+
+def test_a_run_stopped_as_it_reaches_a_checkpoint_logs_that_checkpoint_when_continued(
+        data_root, tmp_path, monkeypatch):
+    """A stop signal that arrives in the slice that reaches a checkpoint (one in eight, e.g.
+    SLURM's time-limit warning) saved the state there without the checkpoint's row, and the
+    continued run skipped it: the row was lost for good."""
+    from ssvmbench import runner
+    from ssvmbench.solvers.base import Solver
+
+    args = ["solver=bcfw", "data=ocr", "+data.subset=0.1", "solver.passes=4"]
+    original, sent = Solver.run_until, []
+
+    def stop_at_pass_two(self, calls):
+        original(self, calls)
+        if self.task.n > 100 and self.oracle_calls == 2 * self.task.n and not sent:
+            sent.append(os.kill(os.getpid(), signal.SIGTERM))
+    monkeypatch.setattr(Solver, "run_until", stop_at_pass_two)
+    (tmp_path / "stopped").mkdir()
+    with pytest.raises(Interrupted):
+        runner.run(api.config(args), tmp_path / "stopped")
+    assert sent
+    monkeypatch.setattr(Solver, "run_until", original)
+    resumed, _ = api.run(args, tmp_path / "stopped")
+    whole, _ = api.run(args, tmp_path / "whole")
+    columns = [c for c in whole if c not in ("time_s", "eval_time_s")]
+    pd.testing.assert_frame_equal(resumed[columns], whole[columns])

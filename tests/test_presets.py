@@ -93,10 +93,9 @@ def test_unknown_preset_and_size_are_refused():
 def test_smoke_presets_end_to_end_and_resume(data_root, conll2000_root, conll2003_root,
                                               treebank_root, brown_root, hansards_root,
                                               tmp_path):
-    """Every preset at its smoke size, through the three scripts/reproduce_*.sh (Hydra's
-    basic launcher: for runs of a few seconds it beats spawning joblib workers); then one
-    preset again: it runs nothing (its runs, shared with Figures 1a-c and 3, are finished)
-    and redraws its figures."""
+    """Every preset at its smoke size, through the three scripts/reproduce_*.sh (one batch
+    each, one worker); then one preset again: it runs nothing (its runs, shared with Figures
+    1a-c and 3, are finished) and redraws its figures."""
     out = tmp_path / "smoke"
     options = ("--size", "smoke", "--out", str(out))
     for paper in ("bcfw", "casimir", "sap"):
@@ -129,7 +128,7 @@ def test_smoke_presets_end_to_end_and_resume(data_root, conll2000_root, conll200
     again = ssvmbench("reproduce", "bcfw_figure2_ocr", *options, cwd=tmp_path).stdout
     shared = [log for log in logs if log.parts[-3] in load("bcfw_figure2_ocr")["sweeps"]]
     assert len(shared) == 2 * 3 * 2 + 2 * 3 + 2 * 3        # BCFW, SSG; predefined; FW
-    assert again.count("finished already, skipped") == len(shared)
+    assert again.count("done before (finished already)") == len(shared)
     assert sorted((out / "logs").rglob("run.h5")) == logs and figure.exists()
 
 
