@@ -20,12 +20,14 @@ from ssvmbench.runlog import read_log
 from ssvmbench.runner import run as run_config
 
 
-def config(overrides=()):
+def config(overrides=(), search_path=()):
     """The resolved run configuration of ``overrides`` (``key=value`` strings, as after
-    ``ssvmbench run``), plugin solvers included."""
+    ``ssvmbench run``), plugin solvers included; ``search_path``: more config sources
+    (``file://DIR``, as ``--config-dir DIR`` adds)."""
     store_plugin_configs()
+    extra = [f"hydra.searchpath=[{','.join(search_path)}]"] if search_path else []
     with initialize_config_dir(config_dir=str(config_dir()), version_base=None):
-        return compose(config_name="config", overrides=list(overrides))
+        return compose(config_name="config", overrides=[*overrides, *extra])
 
 
 def run(overrides=(), run_dir=None):

@@ -15,9 +15,8 @@ from pathlib import Path
 
 from ssvmbench.errors import UserError, describe_os_error
 from ssvmbench.messages import duration, say
-from ssvmbench.runlog import Interrupted, LostOwnership, read_log
+from ssvmbench.runlog import LOG_NAME, Interrupted, LostOwnership, read_log
 
-LOG_NAME = "run.h5"
 MESSAGES_NAME = "app.log"
 
 
@@ -25,11 +24,13 @@ MESSAGES_NAME = "app.log"
 class Job:
     """One run of a batch: ``ssvmbench run OVERRIDES hydra.run.dir=RUN_DIR`` inside a sweep
     (a combination that cannot run is skipped with its reason); ``expected_s``: its
-    expected seconds, for ordering (longest first) and the plan."""
+    expected seconds, for ordering (longest first) and the plan; ``search_path``: the
+    config sources the sweep had beyond the package's (``file://DIR`` of ``--config-dir``)."""
 
     overrides: tuple
     run_dir: Path
     expected_s: float = 0.0
+    search_path: tuple = ()      # config sources beyond the package's (--config-dir)
 
     @property
     def log(self):
@@ -90,7 +91,8 @@ def execute(job, eval_threads=None):
     root.addHandler(handler)
     root.setLevel(logging.INFO)
     try:
-        return reported(lambda: runner.run(api.config(job.overrides), job.run_dir,
+        return reported(lambda: runner.run(api.config(job.overrides, job.search_path),
+                                           job.run_dir,
                                            list(job.overrides), sweep=True,
                                            eval_threads=eval_threads),
                         unexpected=True)
@@ -131,55 +133,67 @@ def reported(work, unexpected=False):
         return 1
 
 
-def _stamp():
-    """Now as the run logs write times (UTC, seconds), comparable as text."""
+def _stamps():
+    """Now as the run logs write times (UTC, seconds) and as ``app.log`` does (local time),
+    each comparable as text."""
     import datetime
-    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    now = datetime.datetime.now(datetime.timezone.utc)
+    return (now.isoformat(timespec="seconds"),
+            now.astimezone().strftime("%Y-%m-%d %H:%M:%S"))
 
 
-def _last_error(job):
-    """The last error line the run wrote to its ``app.log`` (without Hydra's prefix)."""
+def _last_error(job, since):
+    """The last error line the run wrote to its ``app.log`` since ``since`` (local time as
+    the lines start: ``[YYYY-mm-dd HH:MM:SS,ms]``), without the prefix."""
     try:
-        lines = [line for line in job.messages.read_text().splitlines() if "][ERROR] - " in line]
+        lines = [line for line in job.messages.read_text().splitlines()
+                 if "][ERROR] - " in line and line[1:20] >= since]
     except OSError:
         return ""
     return lines[-1].split("][ERROR] - ", 1)[1] if lines else ""
 
 
+STOPPED_STATES = {"CANCELLED": "cancelled", "PREEMPTED": "preempted", "TIMEOUT": "time limit",
+                  "NODE_FAIL": "node failure", "REQUEUE_HOLD": "held by SLURM: release or "
+                  "cancel it", "SPECIAL_EXIT": "held by SLURM: release or cancel it"}
+KINDS = ("finished", "diverged", "skipped", "done before", "failed", "busy", "interrupted")
+
+
 def outcome(job, code, since, state=None):
     """``(kind, text)`` of a job that ended with exit status ``code`` (None: unknown, e.g.
-    a SLURM task) and, under SLURM, its job ``state``: ``kind`` one of :data:`KINDS`, from
-    its run log (a log finished before ``since``, the batch's start, was done before)."""
+    a SLURM task; negative: killed by that signal) and, under SLURM, its job ``state``:
+    ``kind`` one of :data:`KINDS`, from its run log (a log finished before the batch
+    started was done before). ``since``: the batch's start (:func:`_stamps`)."""
+    since_utc, since_local = since
+    if code is not None and code < 0:
+        code = 128 - code                       # killed by signal -code
     try:
         trace, attrs = read_log(job.log)
+        passes = trace["effective_pass"] if len(trace) else None
     except (OSError, KeyError, ValueError, RuntimeError):
-        trace, attrs = None, {}
+        trace, attrs, passes = None, {}, None
     status = attrs.get("status")
-    if status in ("finished", "diverged") and attrs.get("finished", "") >= since:
-        last = trace[trace["effective_pass"] == trace["effective_pass"].max()]
+    if status in ("finished", "diverged") and attrs.get("finished", "") >= since_utc:
+        last = trace[passes == passes.max()] if passes is not None else trace
         text = (f"{last['effective_pass'].iloc[0]:.4g} passes, primal "
                 f"{last['primal'].iloc[0]:.6g}, {last['time_s'].iloc[0]:.3g} s"
-                if len(last) else "no rows")
+                if passes is not None else "no rows")
         return ("finished" if status == "finished" else "diverged"), text
     if status in ("finished", "diverged", "skipped") and (code == 0 or state == "COMPLETED"):
-        if status == "skipped" and attrs.get("finished", "") >= since:
+        if status == "skipped" and attrs.get("finished", "") >= since_utc:
             return "skipped", attrs.get("error", "")
         return "done before", f"{status} already"
-    error = _last_error(job)
+    error = _last_error(job, since_local)
     if code == 2:
         return "failed", error or "bad input"
-    if state in ("CANCELLED", "PREEMPTED") or status == "interrupted" or (
-            code is not None and code > 128):
-        what = {"CANCELLED": "cancelled", "PREEMPTED": "preempted",
-                "TIMEOUT": "time limit"}.get(state, "stopped")
-        where = (f" after {trace['effective_pass'].max():.4g} passes"
-                 if trace is not None and len(trace) else "")
+    if code == 0 and status == "running":
+        return "busy", "another process is writing it; run the same command again later"
+    if state in STOPPED_STATES or status == "interrupted" or (code is not None and code > 128):
+        what = STOPPED_STATES.get(state, "stopped")
+        where = f" after {passes.max():.4g} passes" if passes is not None else ""
         return "interrupted", f"{what}{where}; the same command continues it"
     reason = error or (f"SLURM state {state}" if state else f"exit status {code}")
     return "failed", reason
-
-
-KINDS = ("finished", "diverged", "skipped", "done before", "failed", "interrupted")
 
 
 class Report:
@@ -187,18 +201,23 @@ class Report:
 
     def __init__(self, jobs, where):
         self.jobs, self.where = list(jobs), where
-        self.started, self.clock = _stamp(), time.perf_counter()
+        self.started, self.clock = _stamps(), time.perf_counter()
         self.kinds = {}
         say(f"ssvmbench: {len(self.jobs)} run{'s' * (len(self.jobs) != 1)} {where}", log=False)
 
     def ended(self, index, code=None, state=None):
-        """Say how run ``index`` (of :attr:`jobs`) ended; returns its kind."""
+        """Say how run ``index`` (of :attr:`jobs`) ended, once; returns its kind."""
+        if index in self.kinds:
+            return self.kinds[index]
         job = self.jobs[index]
-        kind, text = outcome(job, code, self.started, state)
+        try:
+            kind, text = outcome(job, code, self.started, state)
+        except Exception as err:                # a log that reads but makes no sense
+            kind, text = "failed", f"its log does not read: {type(err).__name__}: {err}"
         self.kinds[index] = kind
         tail = f" (messages: {job.messages})" if kind == "failed" else ""
         say(f"run {len(self.kinds)} of {len(self.jobs)} {kind}{' (' + text + ')' if text else ''}"
-            f": {job.log}{tail}", error=kind in ("failed", "interrupted"), log=False)
+            f": {job.log}{tail}", error=kind in ("failed", "busy", "interrupted"), log=False)
         return kind
 
     def summary(self, stopped_by=None):
@@ -213,6 +232,6 @@ class Report:
             + "\n".join(rows), log=False)
         if stopped_by:
             return 128 + stopped_by
-        if counts["failed"]:
+        if counts["failed"] or counts["busy"]:
             return 1
         return 130 if counts["interrupted"] or counts["not started"] else 0

@@ -74,8 +74,19 @@ class RunLock:
 
     def check(self):
         """Raise :class:`~ssvmbench.runlog.LostOwnership` if the lock is no longer this
-        run's (another run took the directory over while this one was paused)."""
-        current = self._read()
+        run's (another run took the directory over while this one was paused): another
+        owner read from it, or no lock file at all, three times in a row (a network file
+        system may fail a read now and then)."""
+        for attempt in range(3):
+            try:
+                current = json.loads(self.path.read_text())
+            except FileNotFoundError:
+                current = None
+            except (OSError, ValueError):
+                current = self.owner               # not readable now: no evidence
+            if current == self.owner:
+                return
+            time.sleep(0.1 * attempt)
         if current != self.owner:
             self.lost = current or {}
             raise LostOwnership(
@@ -110,8 +121,14 @@ class RunLock:
             return float("inf")
 
     def _alive(self, owner):
-        """Whether the lock's owner may still be running."""
+        """Whether the lock's owner may still be running: not if its heartbeat is stale, if
+        it was on this host and has no process any more, or if it was an earlier attempt of
+        this very SLURM job (requeued, so that attempt has ended: SLURM runs one at a
+        time)."""
         if self._age() > STALE_S:
+            return False
+        job = os.environ.get("SLURM_JOB_ID")
+        if job and owner.get("slurm_job") == job and owner.get("pid") != os.getpid():
             return False
         if owner.get("host") == socket.gethostname():
             try:

@@ -25,6 +25,7 @@ import yaml
 from ssvmbench.errors import UserError
 from ssvmbench.messages import say
 
+LOG_NAME = "run.h5"      # a run directory's log
 BLOCK = 256
 SCHEMA_VERSION = 1
 REQUIRED_COLUMNS = ("effective_pass", "iterate", "primal")     # what every plot reads

@@ -29,13 +29,13 @@ from ssvmbench import objective
 from ssvmbench.monitor import evaluation_threads, measure, schedule
 from ssvmbench.paths import data_root, source_digest
 from ssvmbench.runlock import Busy, RunLock
-from ssvmbench.runlog import (Diverged, DiskFull, Interrupted, LostOwnership, RunLog,
-                              check_space, make_room, read_log, resumable, write_skipped)
+from ssvmbench.runlog import (LOG_NAME, Diverged, DiskFull, Interrupted, LostOwnership,
+                              RunLog, check_space, make_room, read_log, resumable,
+                              write_skipped)
 from ssvmbench.solvers import describe, make_solver, solver_class
 from ssvmbench.tasks import make_task
 from ssvmbench.tasks.oracles import Oracle
 
-LOG_NAME = "run.h5"
 _PER_N = re.compile(r"^\s*(?:(\d*\.?\d+(?:[eE][-+]?\d+)?)\s*/\s*n|inv_n)\s*$")
 
 
@@ -203,12 +203,13 @@ def _run_owned(cfg, path, config, overrides, sweep, points, eval_threads, owned)
         state_path.unlink(missing_ok=True)
     say(f"ssvmbench run: solver={cfg.solver.name} data={cfg.data.name} (data root "
         f"{data_root(cfg.data.get('root'))}) -> {path}")
-    with StopSignals() as signals, blame_plugin(cfg.solver.name):
+    with StopSignals() as signals:
         numba.set_num_threads(eval_threads)
         try:
             split, train, test = load_tasks(cfg)
             lam, l1 = resolve_objective(cfg, train.n)
-            jit_s = warm_up(cfg, split, lam, l1)
+            with blame_plugin(cfg.solver.name):
+                jit_s = warm_up(cfg, split, lam, l1)
         except Incompatible as err:
             if not sweep:
                 raise
@@ -222,10 +223,12 @@ def _run_owned(cfg, path, config, overrides, sweep, points, eval_threads, owned)
         except Interrupted as err:
             raise Interrupted(f"{err} before training started; nothing was written",
                               err.signum) from None
-        solver = build_solver(cfg, train, lam, l1)
+        with blame_plugin(cfg.solver.name):
+            solver = build_solver(cfg, train, lam, l1)
+            if resume:
+                solver.load_state(state["solver"])
         clock = {"solver_s": 0.0, "eval_s": 0.0}
         if resume:
-            solver.load_state(state["solver"])
             clock.update(state["clock"])
             log = RunLog.reopen(path, solver.oracle_calls)
             say(f"{path}: continuing the stopped run from pass "
@@ -264,12 +267,13 @@ def _run_owned(cfg, path, config, overrides, sweep, points, eval_threads, owned)
 
 @contextlib.contextmanager
 def blame_plugin(solver_name):
-    """An exception raised by a plugin solver's code is one line naming the plugin and its
-    entry point (:class:`~ssvmbench.errors.PluginError`); its traceback goes to the run's
-    ``app.log``, and ``SSVMBENCH_DEBUG=1`` lets the exception itself through."""
+    """Around the calls into a solver (build, load_state, steps, iterates): an exception
+    raised there by a plugin solver is one line naming the plugin and its entry point
+    (:class:`~ssvmbench.errors.PluginError`); its traceback goes to the run's ``app.log``,
+    and ``SSVMBENCH_DEBUG=1`` lets the exception itself through."""
     try:
         yield
-    except (UserError, Interrupted, Diverged, LostOwnership, OSError):
+    except (UserError, Interrupted, Diverged, LostOwnership, OSError, MemoryError):
         raise
     except Exception as err:
         cls = solver_class(solver_name)
@@ -375,12 +379,14 @@ def _train(cfg, solver, train, test, points, log, signals, clock, save, owned):
             continue
         while solver.oracle_calls < calls and not solver.converged:
             start = time.perf_counter()
-            solver.run_until(min(calls, solver.oracle_calls + max(1, train.n // 8)))
+            with blame_plugin(solver.name):
+                solver.run_until(min(calls, solver.oracle_calls + max(1, train.n // 8)))
             clock["solver_s"] += time.perf_counter() - start
             if solver.oracle_calls < calls:   # a checkpoint reached is logged before a stop
                 signals.check()
         start = time.perf_counter()
-        rows = measure(solver, train, test)
+        with blame_plugin(solver.name):
+            rows = measure(solver, train, test)
         clock["eval_s"] += time.perf_counter() - start
         k = len(rows["iterate"])
         rows.update(effective_pass=[solver.oracle_calls / train.n] * k,
@@ -433,18 +439,20 @@ class StopSignals:
     Python), and the run continues later from its last saved checkpoint."""
 
     SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGUSR2)
+    one_shot = True     # False in a batch's workers: their parent kills them on a second
+    #                     signal, and a dying parent's death signal may come more than once
 
     def __enter__(self):
         self.received = None
 
         def handler(signum, frame):
-            if self.received is None:
+            if self.received is None:                  # the first: a second ends it
+                self.received = signum
                 os.write(2, f"ssvmbench run: {signal.Signals(signum).name}: stopping at the "
                             "next step with the state saved (compiling can take a minute; "
                             "again to stop at once)\n".encode())
-            self.received = signum
         self._previous = {sig: signal.signal(sig, handler) for sig in self.SIGNALS}
-        for sig in self.SIGNALS:
+        for sig in self.SIGNALS if self.one_shot else ():
             one_shot(sig)
         return self
 

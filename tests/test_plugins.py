@@ -294,11 +294,17 @@ def test_own_configs_from_a_config_dir(tmp_path):
     (tmp_path / "mine" / "solver").mkdir(parents=True)
     (tmp_path / "mine" / "solver" / "bcfw_short.yaml").write_text(
         "name: bcfw\npasses: 3\nstep: predefined\nsampling: permutation\niterates: [raw]\n")
-    ssvmbench("run", "--config-dir", str(tmp_path / "mine"), "solver=bcfw_short",
-              "data=voc_synthetic", "data.n_train=12", "data.n_test=4", "data.size=32",
+    data = ["data=voc_synthetic", "data.n_train=12", "data.n_test=4", "data.size=32"]
+    ssvmbench("run", "--config-dir", str(tmp_path / "mine"), "solver=bcfw_short", *data,
               f"hydra.run.dir={tmp_path / 'run'}", cwd=tmp_path)
     trace, attrs = read_log(tmp_path / "run" / "run.h5")
     assert attrs["method"] == "bcfw-predefined-permutation" and trace["effective_pass"].max() == 3
+    # a sweep's workers compose each run with the same folder (they once read the package's
+    # configs only, and every run failed)
+    ssvmbench("run", "-m", "--config-dir", str(tmp_path / "mine"), "solver=bcfw_short,bcfw",
+              *data, "solver.passes=3", f"hydra.sweep.dir={tmp_path / 'sweep'}", cwd=tmp_path)
+    methods = sorted(read_log(log)[1]["method"] for log in (tmp_path / "sweep").rglob("run.h5"))
+    assert methods == ["bcfw", "bcfw-predefined-permutation"]
 
 
 def test_a_run_leaves_its_trained_weights(tmp_path):

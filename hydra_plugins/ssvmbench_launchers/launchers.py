@@ -23,13 +23,17 @@ class _BatchLauncher:
 
     def jobs(self, job_overrides):
         """The sweep's runs, each in the directory Hydra gives it (``hydra.sweep.dir`` /
-        ``hydra.sweep.subdir``)."""
+        ``hydra.sweep.subdir``), with the sweep's config sources (``--config-dir``)."""
+        sources = tuple(f"{source.schema}://{source.path}"
+                        for source in self.config.hydra.runtime.config_sources
+                        if source.provider not in ("hydra", "main", "schema"))
         jobs = []
         for overrides in job_overrides:
             sweep = self.hydra_context.config_loader.load_sweep_config(self.config,
                                                                        list(overrides))
             jobs.append(Job(tuple(overrides),
-                            Path(sweep.hydra.sweep.dir) / str(sweep.hydra.sweep.subdir)))
+                            Path(sweep.hydra.sweep.dir) / str(sweep.hydra.sweep.subdir),
+                            search_path=sources))
         return jobs
 
     def launch(self, job_overrides, initial_job_idx):

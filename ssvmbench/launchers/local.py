@@ -18,7 +18,6 @@ import sys
 
 from ssvmbench import batch
 from ssvmbench.errors import UserError
-from ssvmbench.messages import say
 from ssvmbench.monitor import evaluation_threads
 
 POLL_S = 0.2
@@ -45,30 +44,34 @@ def run_local(jobs, workers=1):
     context = multiprocessing.get_context("spawn")
     todo, done, stop = context.Value("i", 0), context.Queue(), context.Event()
     threads = evaluation_threads(workers)
-    pool = [context.Process(target=_work, args=(jobs, todo, done, stop, threads),
+    pool = [context.Process(target=_work, args=(jobs, todo, done, stop, threads, os.getpid()),
                             name=f"ssvmbench-worker-{k}") for k in range(workers)]
     stopped = []
 
-    def on_signal(signum, frame):
+    def on_signal(signum, frame):        # os.write: the main thread may be printing
         if stopped:                      # the second signal: no more waiting
             for process in pool:
                 if process.is_alive():
                     process.kill()
-            say("ssvmbench: stopped at once; each stopped run continues from its last saved "
-                "checkpoint when the same command runs again", error=True, log=False)
+            os.write(2, b"ssvmbench: stopped at once; each stopped run continues from its "
+                        b"last saved checkpoint when the same command runs again\n")
             os._exit(128 + stopped[0])
         stopped.append(signum)
         stop.set()
-        say(f"ssvmbench: {signal.Signals(signum).name}: stopping every run at its next step "
-            "(its state is saved); again to stop at once", error=True, log=False)
+        os.write(2, f"ssvmbench: {signal.Signals(signum).name}: stopping every run at its "
+                    "next step (its state is saved); again to stop at once\n".encode())
         for process in pool:
             if process.is_alive():
                 os.kill(process.pid, signal.SIGTERM)
 
-    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGINT, signal.SIGTERM)}
+    # the workers start with SIGINT ignored (inherited), so a Ctrl-C while they import is
+    # no traceback of theirs; the batch's own handler is installed once they run
+    previous = {signal.SIGINT: signal.signal(signal.SIGINT, signal.SIG_IGN)}
     try:
         for process in pool:
             process.start()
+        previous[signal.SIGTERM] = signal.signal(signal.SIGTERM, on_signal)
+        signal.signal(signal.SIGINT, on_signal)
         _collect(report, done, pool)
     finally:
         for sig, handler in previous.items():
@@ -78,50 +81,52 @@ def run_local(jobs, workers=1):
 
 def _collect(report, done, pool):
     """Report each run as its worker says it ended, until every worker has exited; a run
-    whose worker died without a word is reported from its log."""
+    whose worker died without a word is reported from its log and the worker's exit code."""
     running = {}                                   # worker pid -> index of its run
-    while True:
-        try:
-            event, pid, index, code = done.get(timeout=POLL_S)
-        except queue.Empty:
-            if not any(process.is_alive() for process in pool):
-                break
-            for process in pool:
-                if not process.is_alive() and process.pid in running:
-                    report.ended(running.pop(process.pid), process.exitcode)
-            continue
+
+    def take(event, pid, index, code):
         if event == "start":
             running[pid] = index
         else:
             running.pop(pid, None)
             report.ended(index, code)
-    while True:                                    # what was said just before the end
+
+    while any(process.is_alive() for process in pool):
         try:
-            event, pid, index, code = done.get_nowait()
+            take(*done.get(timeout=POLL_S))
+        except queue.Empty:
+            pass
+    while True:                                    # what the workers said before they ended
+        try:
+            take(*done.get(timeout=POLL_S))
         except queue.Empty:
             break
-        running.pop(pid, None)
-        if event == "end":
-            report.ended(index, code)
-    for pid, index in running.items():
-        report.ended(index, None)
+    exit_codes = {process.pid: process.exitcode for process in pool}
+    for pid, index in running.items():             # died in the middle of a run
+        report.ended(index, exit_codes.get(pid))
 
 
-def _die_with_parent():
-    """Linux: this process gets SIGTERM when its parent dies (so it saves and stops)."""
+def _die_with_parent(parent):
+    """Linux: this process gets SIGTERM when its parent (pid ``parent``) dies (so it saves
+    and stops)."""
     if sys.platform.startswith("linux"):
-        with_errno = ctypes.CDLL(None, use_errno=True)
-        with_errno.prctl(1, signal.SIGTERM)        # PR_SET_PDEATHSIG
-        if os.getppid() == 1:                      # the parent died before this call
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)     # PR_SET_PDEATHSIG
+        if os.getppid() != parent:                 # the parent died before this call
             os.kill(os.getpid(), signal.SIGTERM)
 
 
-def _work(jobs, todo, done, stop, threads):
+def _work(jobs, todo, done, stop, threads, parent):
     """A worker: take the next run (``todo``: the index of the next one to start) until none
     is left or the batch stops. Its messages go to each run's ``app.log``, none to the
     terminal (the batch prints one line per run)."""
+    from ssvmbench.runner import StopSignals
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C: the parent stops the batch
-    _die_with_parent()
+    StopSignals.one_shot = False                   # (and kills this worker on a second one)
+    _die_with_parent(parent)
+    quiet = os.open(os.devnull, os.O_WRONLY)       # a run's messages go to its app.log
+    for fd in (1, 2):
+        os.dup2(quiet, fd)
     sys.stdout = sys.stderr = open(os.devnull, "w")
     while not stop.is_set():
         with todo.get_lock():

@@ -35,9 +35,12 @@ from ssvmbench.messages import say
 
 POLL_S = float(os.environ.get("SSVMBENCH_SLURM_POLL_S", 5))
 ENDED = {"COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "PREEMPTED", "NODE_FAIL",
-         "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE"}
+         "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE", "REVOKED"}
+HELD = {"REQUEUE_HOLD", "SPECIAL_EXIT"}   # waiting for a person: reported, not waited for
+MAYBE_REQUEUED = {"PREEMPTED", "NODE_FAIL"}   # SLURM may requeue these: wait a while first
+REQUEUE_WAIT_S = 60
 SAVE_S = 60        # at least this long between SLURM's warning signal and the start of a job
-GONE_AFTER_S = 60  # a task not listed by squeue this long after submission has ended
+GONE_AFTER_S = 60  # a task squeue has not listed for this long (while it answers) has ended
 CANCEL_WAIT_S = 300  # after scancel, how long the command waits for runs to save and end
 
 
@@ -50,9 +53,11 @@ class SlurmRun(submitit.helpers.Checkpointable):
         self.job = job
 
     def __call__(self):
+        import numba
+
         requeue = signal.getsignal(signal.SIGUSR2)     # submitit's, set before this call
         cpus = int(os.environ.get("SLURM_CPUS_PER_TASK", 1))
-        status = batch.execute(self.job, eval_threads=cpus)
+        status = batch.execute(self.job, eval_threads=min(cpus, numba.config.NUMBA_NUM_THREADS))
         if status == 128 + signal.SIGUSR2 and callable(requeue):
             requeue(signal.SIGUSR2, None)
         return status
@@ -98,8 +103,14 @@ def run_slurm(jobs, params):
     if not jobs:
         return report.summary()
     executor = make_executor(params)
-    with executor.batch():
-        tasks = [executor.submit(SlurmRun(job)) for job in jobs]
+    try:
+        with executor.batch():
+            tasks = [executor.submit(SlurmRun(job)) for job in jobs]
+    except (submitit.core.utils.FailedJobError, submitit.core.utils.FailedSubmissionError,
+            OSError) as err:
+        lines = [line for line in str(err).splitlines() if line.strip()]
+        raise UserError("SLURM did not take the batch: "
+                        + (lines[-1] if lines else type(err).__name__)) from None
     say(f"ssvmbench: submitted as SLURM job {tasks[0].job_id.split('_')[0]}; submitit's "
         f"files in {Path(str(params['submitit_folder'])).parent}", log=False)
     stopped = []
@@ -125,33 +136,49 @@ def run_slurm(jobs, params):
 
 def _watch(report, tasks, stopped):
     """Poll the tasks' states until each has ended (reported as it does) or, after a cancel
-    (``stopped``: ``[(signal, when)]``), until :data:`CANCEL_WAIT_S` has passed."""
-    submitted = time.monotonic()
+    (``stopped``: ``[(signal, when)]``), until :data:`CANCEL_WAIT_S` has passed. A poll
+    that squeue does not answer changes nothing; a state SLURM may requeue from is reported
+    only once it has held for :data:`REQUEUE_WAIT_S`."""
     waiting = dict(enumerate(tasks))
-    ended_once = set()
+    listed = {index: time.monotonic() for index in waiting}   # last seen listed (or submitted)
+    ended_since = {}
     while waiting:
         if stopped and time.monotonic() - stopped[0][1] > CANCEL_WAIT_S:
             break
         states = _squeue(waiting.values())
+        now = time.monotonic()
         for index, task in list(waiting.items()):
+            if states is None:                        # squeue did not answer this time
+                break
             state = states.get(task.job_id)
-            if state is None and time.monotonic() - submitted > GONE_AFTER_S:
+            if state is not None:
+                listed[index] = now
+            elif now - listed[index] > GONE_AFTER_S:
                 state = _sacct(task.job_id) or "UNKNOWN"
-            if state in ENDED or state == "UNKNOWN":
-                if index not in ended_once and state in ("PREEMPTED", "NODE_FAIL"):
-                    ended_once.add(index)           # SLURM may be requeueing it
-                    continue
-                del waiting[index]
-                report.ended(index, _status(task), None if state == "UNKNOWN" else state)
+            if state not in ENDED | HELD | {"UNKNOWN"}:
+                ended_since.pop(index, None)
+                continue
+            if state in MAYBE_REQUEUED and now - ended_since.setdefault(index, now) \
+                    < REQUEUE_WAIT_S:
+                continue
+            del waiting[index]
+            report.ended(index, _status(task), None if state == "UNKNOWN" else state)
         if waiting:
             time.sleep(POLL_S)
 
 
 def _squeue(tasks):
-    """``{job id: state}`` of the tasks SLURM still lists (ended ones for ``MinJobAge``)."""
+    """``{job id: state}`` of the tasks SLURM still lists (ended ones for ``MinJobAge``), or
+    None if squeue did not answer."""
     arrays = sorted({task.job_id.split("_")[0] for task in tasks})
-    out = subprocess.run(["squeue", "-h", "-r", "--states=all", "-o", "%i|%T", "-j",
-                          ",".join(arrays)], capture_output=True, text=True, check=False)
+    try:
+        out = subprocess.run(["squeue", "-h", "-r", "--states=all", "-o", "%i|%T", "-j",
+                              ",".join(arrays)], capture_output=True, text=True, check=False,
+                             timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode != 0 and "Invalid job id" not in out.stderr:
+        return None                                  # (all of them aged out: none listed)
     return dict(line.split("|", 1) for line in out.stdout.split() if "|" in line)
 
 
