@@ -21,7 +21,7 @@ def test_slurm_launcher_config_is_valid():
     assert cls.__module__ == "hydra_plugins.ssvmbench_launchers.launchers"
     assert cls.__name__ == "SlurmLauncher"
     assert launcher.cpus_per_task == 1 and launcher.timeout_min > 0
-    assert "NUMBA_NUM_THREADS=${SLURM_CPUS_PER_TASK:-1}" in launcher.setup[0]
+    assert "NUMBA_NUM_THREADS=$(( SLURM_CPUS_PER_TASK > 1 ?" in launcher.setup[0]
     params = {k: v for k, v in launcher.items() if k != "_target_"}
     cls(**params)                             # accepted by the launcher itself
 

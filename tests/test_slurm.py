@@ -70,9 +70,16 @@ def _wait_for_jobs(timeout=120):
     raise AssertionError("no job submitted")
 
 
-def _no_jobs_left():
-    out = subprocess.run(["squeue", "-h", "-o", "%i %T"], capture_output=True, text=True)
-    return out.stdout.strip() == ""
+def _no_jobs_left(timeout=60):
+    """Whether SLURM lists no pending, running or completing job (cancelled tasks finish
+    their clean-up within ``KillWait``)."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        out = subprocess.run(["squeue", "-h", "-o", "%i %T"], capture_output=True, text=True)
+        if out.stdout.strip() == "":
+            return True
+        time.sleep(1)
+    return False
 
 
 def test_a_sweep_on_slurm_writes_the_logs_of_a_local_sweep(data_root, cluster, tmp_path):

@@ -7,8 +7,10 @@ from omegaconf import OmegaConf
 
 from ssvmbench.errors import UserError
 
-SLURM_STARTUP_S = 20.0   # per task on SLURM beside a run's own start-up: scheduling, the
-#                          submitit process, imports (measured on the one-node test cluster)
+SLURM_STARTUP_S = 2.5    # per SLURM task beyond its run's logged time: the submitit process,
+#                          imports, data loading, kernels from the cache (2.4 s on average
+#                          over the 176 tasks of the BCFW reproduction on the one-node test
+#                          cluster); a real cluster's scheduling latency comes on top
 
 
 def launcher_settings(hydra_overrides, sweep_dir):
