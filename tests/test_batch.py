@@ -16,7 +16,7 @@ import pytest
 
 from ssvmbench.batch import Job, expected_wall_s, sweep_jobs
 from ssvmbench.runlog import read_log
-from test_cli import EXE, _wait_for_rows, ssvmbench
+from test_cli import EXE, _wait_for_logs, _wait_for_rows, ssvmbench
 
 LONG = ("solver=bcfw,ssg", "data=ocr", "lambda=0.01,0.001", "solver.passes=60",
         "eval.every=0.5")
@@ -65,7 +65,7 @@ def test_stopping_a_local_sweep_stops_every_worker_and_the_same_command_continue
     args = ["run", "-m", *LONG, "hydra/launcher=joblib", "hydra.launcher.n_jobs=2",
             f"hydra.sweep.dir={out}"]
     proc = _start(args, tmp_path)
-    _wait_for_rows(out, 4)
+    _wait_for_logs(out, 2, rows=4)                  # both runs training
     workers = _workers_of(proc.pid)
     assert len(workers) == 2
     if how == "ctrl-c":
@@ -150,9 +150,9 @@ def test_stopping_reproduce_stops_its_batch_and_the_same_command_finishes_it(
     command then finishes the runs, plots and reports."""
     out = tmp_path / "rep"
     args = ["reproduce", "bcfw_figure2_ocr", "--size", "smoke", "--out", str(out),
-            "--overrides", "hydra.launcher.n_jobs=2", "+data.subset=0.5", "solver.passes=20"]
+            "--overrides", "hydra.launcher.n_jobs=2", "+data.subset=0.5", "solver.passes=60"]
     proc = _start(args, tmp_path)
-    _wait_for_rows(out / "logs", 4)
+    _wait_for_logs(out / "logs", 2, rows=4)
     workers = _workers_of(proc.pid)
     proc.send_signal(signal.SIGTERM)
     stdout, stderr = proc.communicate(timeout=120)

@@ -310,6 +310,22 @@ def _wait_for_rows(out, rows, timeout=300):
     raise AssertionError(f"no log with {rows} rows under {out}")
 
 
+def _wait_for_logs(out, count, rows, timeout=300):
+    """Wait until ``count`` run logs under ``out`` have ``rows`` rows each."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        done = 0
+        for log in out.rglob("run.h5"):
+            try:
+                done += len(read_log(log)[0]) >= rows
+            except (OSError, KeyError, RuntimeError):
+                pass
+        if done >= count:
+            return
+        time.sleep(0.3)
+    raise AssertionError(f"fewer than {count} logs with {rows} rows under {out}")
+
+
 def _stop_after_rows(args, log, rows, sig, cwd, resumed=0):
     """Start ``ssvmbench run ARGS``, send ``sig`` once its log has ``rows`` rows (and has
     been continued ``resumed`` times)."""

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from ssvmbench.runlog import read_log
-from test_cli import EXE, ssvmbench
+from test_cli import EXE, _wait_for_logs, ssvmbench
 
 pytestmark = pytest.mark.xdist_group("slurm")
 
@@ -40,22 +40,6 @@ def _traces(root):
     """``{run directory name: trace without the times}`` of the logs under ``root``."""
     return {path.parent.name: read_log(path)[0].drop(columns=TIMES)
             for path in sorted(root.rglob("run.h5"))}
-
-
-def _wait_for_logs(out, count, rows, timeout=300):
-    """Wait until ``count`` run logs under ``out`` have ``rows`` rows each."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        done = 0
-        for log in out.rglob("run.h5"):
-            try:
-                done += len(read_log(log)[0]) >= rows
-            except (OSError, KeyError, RuntimeError):
-                pass
-        if done >= count:
-            return
-        time.sleep(0.3)
-    raise AssertionError(f"fewer than {count} logs with {rows} rows under {out}")
 
 
 def _wait_for_jobs(timeout=120):
