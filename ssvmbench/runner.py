@@ -32,7 +32,7 @@ from ssvmbench.runlock import Busy, RunLock
 from ssvmbench.runlog import (LOG_NAME, Diverged, DiskFull, Interrupted, LostOwnership,
                               RunLog, check_space, make_room, read_log, resumable,
                               write_skipped)
-from ssvmbench.solvers import describe, make_solver, solver_class
+from ssvmbench.solvers import describe, is_built_in, make_solver, solver_class
 from ssvmbench.tasks import make_task
 from ssvmbench.tasks.oracles import Oracle
 
@@ -277,7 +277,7 @@ def blame_plugin(solver_name):
         raise
     except Exception as err:
         cls = solver_class(solver_name)
-        if describe(cls) == f"solver {solver_name}" or os.environ.get("SSVMBENCH_DEBUG"):
+        if is_built_in(cls) or os.environ.get("SSVMBENCH_DEBUG"):
             raise
         logging.getLogger("ssvmbench").exception(f"{describe(cls)} raised")
         raise PluginError(f"{describe(cls)} raised {type(err).__name__}: {err} (its traceback "

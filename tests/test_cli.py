@@ -298,32 +298,24 @@ def test_a_stop_ends_the_whole_sweep_in_one_line(data_root, tmp_path):
     assert (logs[0].parent / "state.pkl").exists()
 
 
-def _wait_for_rows(out, rows, timeout=300):
-    """Wait until a run log under ``out`` has ``rows`` rows."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        logs = list(out.rglob("run.h5"))
-        with contextlib.suppress(OSError, KeyError, RuntimeError):
-            if logs and len(read_log(logs[0])[0]) >= rows:
-                return logs[0]
-        time.sleep(0.3)
-    raise AssertionError(f"no log with {rows} rows under {out}")
-
-
 def _wait_for_logs(out, count, rows, timeout=300):
-    """Wait until ``count`` run logs under ``out`` have ``rows`` rows each."""
+    """Wait until ``count`` run logs under ``out`` have ``rows`` rows each; returns them."""
     deadline = time.time() + timeout
     while time.time() < deadline:
-        done = 0
-        for log in out.rglob("run.h5"):
-            try:
-                done += len(read_log(log)[0]) >= rows
-            except (OSError, KeyError, RuntimeError):
-                pass
-        if done >= count:
-            return
+        ready = []
+        for log in sorted(out.rglob("run.h5")):
+            with contextlib.suppress(OSError, KeyError, RuntimeError):   # mid-write
+                if len(read_log(log)[0]) >= rows:
+                    ready.append(log)
+        if len(ready) >= count:
+            return ready
         time.sleep(0.3)
     raise AssertionError(f"fewer than {count} logs with {rows} rows under {out}")
+
+
+def _wait_for_rows(out, rows, timeout=300):
+    """Wait until a run log under ``out`` has ``rows`` rows; returns it."""
+    return _wait_for_logs(out, 1, rows, timeout)[0]
 
 
 def _stop_after_rows(args, log, rows, sig, cwd, resumed=0):

@@ -29,7 +29,7 @@ def cluster():
     """The cluster's partition; skip (fail in CI) without one."""
     if not (os.environ.get("SLURM_CONF") and shutil.which("sbatch")):
         reason = ("needs a SLURM cluster: scripts/slurm_cluster.sh install && eval "
-                  "\"$(scripts/slurm_cluster.sh start /tmp/slurm)\" (as .ci/run does)")
+                  "\"$(scripts/slurm_cluster.sh start DIR)\" (as .ci/run does)")
         if os.environ.get("CI"):
             pytest.fail(reason)
         pytest.skip(reason)

@@ -9,6 +9,7 @@ checkpoint). Workers end with their parent even if it is killed (``PR_SET_PDEATH
 orphan writes logs behind a re-run. The same command continues every stopped run.
 """
 
+import contextlib
 import ctypes
 import multiprocessing
 import os
@@ -92,10 +93,8 @@ def _collect(report, done, pool):
             report.ended(index, code)
 
     while any(process.is_alive() for process in pool):
-        try:
+        with contextlib.suppress(queue.Empty):
             take(*done.get(timeout=POLL_S))
-        except queue.Empty:
-            pass
     while True:                                    # what the workers said before they ended
         try:
             take(*done.get(timeout=POLL_S))

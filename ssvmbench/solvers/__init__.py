@@ -48,9 +48,14 @@ def solver_class(name):
     return solvers[name]
 
 
+def is_built_in(cls):
+    """Whether solver class ``cls`` is one of ssvmbench's own (not a plugin's)."""
+    return SOLVERS.get(cls.name) is cls
+
+
 def describe(cls):
     """``solver NAME``, and for a plugin where it comes from (its class, its entry point)."""
-    if cls.name in SOLVERS and SOLVERS[cls.name] is cls:
+    if is_built_in(cls):
         return f"solver {cls.name}"
     return (f"solver {cls.name} (plugin {cls.__module__}:{cls.__qualname__}, entry point "
             f"{ENTRY_POINTS})")
