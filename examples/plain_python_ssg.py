@@ -1,6 +1,6 @@
 """A solver in plain Python and NumPy, one oracle call per example from Python through the
 kernel API: the stochastic subgradient method with Pegasos' step ``1 / (lam (t + 1))`` (BCFW
-Section 6 and Appendix F, "SSG"). It runs on every task kind and passes
+Section 6 and Appendix F, "SSG"). It runs on every task (it needs only the core kernels) and passes
 ``ssvmbench check-solver``; ssvmbench's own ``solver=sgd solver.step=pegasos`` is the same
 method compiled. To use it from the command line, register the class under the entry-point
 group ``ssvmbench.solvers`` of an installed package (see examples/gap_bcfw/pyproject.toml)."""
@@ -8,8 +8,7 @@ group ``ssvmbench.solvers`` of an installed package (see examples/gap_bcfw/pypro
 import numpy as np
 
 from ssvmbench.solvers.base import Solver
-from ssvmbench.tasks.chain import buffers
-from ssvmbench.tasks.kernels import add_direction, example_oracle, scores
+from ssvmbench.tasks.kernels import add_direction, example_oracle, scores, scratch
 
 
 class PlainSSG(Solver):
@@ -17,18 +16,17 @@ class PlainSSG(Solver):
     has_dual = False
     averages_iterates = False
     default_iterates = ("raw",)
-    tasks = ("chain", "hashed_chain", "boxes", "matching")
     options = {"sampling": ("uniform", "permutation")}
 
     def __init__(self, task, lam, options, seed, oracle=None, l1=0.0):
         super().__init__(task, lam, options, seed, oracle, l1)
         self.w = np.zeros(task.d)
-        self.scratch = buffers(task.max_len, task.n_labels)       # U, delta, y, R, E
-        self.oracle_buffers = self.oracle.buffers(task.max_len, task.n_labels)
+        self.work = scratch(task.dims, task.data, task.max_len)   # U, delta, y, R, E, dense
+        self.oracle_buffers = task.oracle_scratch(self.oracle)
 
     def advance(self, budget):
         t, o = self.task, self.oracle
-        U, _, y, R, E = self.scratch
+        U, y, R, E = self.work.U, self.work.y, self.work.R, self.work.E
         no_averages = np.empty((0, 0)), np.empty(0)
         order = self.next_indices(budget)
         for i in order:
@@ -37,7 +35,7 @@ class PlainSSG(Solver):
                            rows, self.oracle_buffers, y, R, E)     # gradient into (R, E)
             gamma = 1.0 / (self.lam * (self.steps + 1))
             self.w *= 1.0 - gamma * self.lam
-            add_direction(self.w, -gamma, t.dims, t.data, t.data.offsets[i], rows, R, E,
+            add_direction(self.w, -gamma, t.dims, t.data, t.data[0][i], rows, R, E,
                           *no_averages)
             self.steps += 1
         return len(order)

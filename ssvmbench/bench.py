@@ -107,7 +107,7 @@ def _oracle_costs(train, cfg, passes):
         if oracle.name not in train.oracles:
             print(f"{oracle.name:>14}: intractable for {train.kind} tasks")
             continue
-        bufs = oracle.buffers(train.max_len, train.n_labels)
+        bufs = train.oracle_scratch(oracle)
         times = []
         for _ in range(passes + 1):                 # the first pass compiles / loads
             start = time.perf_counter()

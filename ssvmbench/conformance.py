@@ -1,7 +1,8 @@
 """``ssvmbench check-solver NAME``: does a solver, built-in or plugin, keep the contract of
 :class:`~ssvmbench.solvers.base.Solver` (in the spirit of ``benchopt test``)?
 
-On a tiny generated instance of every task kind the solver declares, it checks: the solver
+On the tiny instance (:meth:`Task.tiny <ssvmbench.tasks.base.Task.tiny>`) of every registered
+task that declares the kernels the solver needs (a plugin task's included), it checks: the solver
 builds with its defaults; ``run_until`` makes at least the oracle calls asked for and at most
 three passes more, never fewer than before; the calls it reports are the calls it made (those
 of the kernel API's oracles, counted in ``task.data.calls``; a solver whose oracle is not the
@@ -19,13 +20,10 @@ import pickle
 
 import numpy as np
 
-from ssvmbench.data.alignment import synthetic_alignment
-from ssvmbench.data.scenes import load_scenes
-from ssvmbench.data.synthetic import random_chains, random_hashed_chains
 from ssvmbench.errors import UserError, number
 from ssvmbench.objective import Objective
 from ssvmbench.solvers import make_solver, solver_class
-from ssvmbench.tasks import make_task
+from ssvmbench.tasks import registered
 from ssvmbench.tasks.oracles import Oracle
 
 LAM = 0.1
@@ -34,14 +32,10 @@ PROGRESS_PASSES = 40    # by then some iterate must beat w = 0 (SSG's first step
 SEED = 0
 
 
-def tiny_tasks():
-    """``{kind: training task}``: a few examples of each task kind, generated."""
-    return {
-        "chain": make_task(random_chains(12, 3, 5, lengths=(1, 4), seed=SEED)),
-        "hashed_chain": make_task(random_hashed_chains(12, 3, 5, 7, lengths=(1, 4), seed=SEED)),
-        "boxes": make_task(load_scenes(n_train=8, n_test=1, size=32, seed=SEED).train),
-        "matching": make_task(synthetic_alignment(n_train=8, n_test=1, seed=SEED).train),
-    }
+def tiny_tasks(kinds=None):
+    """``{kind: training task}``: the tiny instance of each registered task (of ``kinds``)."""
+    return {kind: cls.tiny() for kind, cls in registered().items()
+            if kinds is None or kind in kinds}
 
 
 def smooth_oracle(cls, task):
@@ -149,12 +143,9 @@ def configure_parser(parser):
 def main(args):
     cls = solver_class(args.solver)
     options = parse_options(args.options)
-    tasks = tiny_tasks()
+    tasks = tiny_tasks(cls.task_kinds())
     failed = 0
-    for kind in cls.tasks:
-        if kind not in tasks:
-            print(f"{kind}: no generated instance of this task kind; skipped")
-            continue
+    for kind in cls.task_kinds():
         try:
             results = check_on(cls, tasks[kind], options)
         except Exception as err:      # the solver raised, or broke the contract on the way

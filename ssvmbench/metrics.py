@@ -14,6 +14,9 @@ from typing import Callable
 import numpy as np
 
 from ssvmbench import plugins
+from ssvmbench.data.boxes import BoxDataset
+from ssvmbench.data.matchings import MatchingDataset
+from ssvmbench.data.sequences import ChainDataset
 from ssvmbench.errors import UserError
 
 
@@ -105,7 +108,7 @@ class Metric:
 
 
 def _chain(dataset):
-    return hasattr(dataset, "label_names") and hasattr(dataset, "feat_ptr")
+    return isinstance(dataset, ChainDataset)
 
 
 def _tagged(dataset):
@@ -138,8 +141,9 @@ METRICS = {m.name: m for m in (
            lambda ds, pred: float(np.mean(pred == ds.labels)), _chain),
     Metric("chunk_f1", "test chunk / entity F1 (conlleval)", _chunk_f1, _tagged),
     Metric("tag_f1", "test token F1 without O, support-weighted (Casimir)", _tag_f1, _tagged),
-    Metric("ap", "test AP (VOC 2007)", _ap, lambda ds: hasattr(ds, "iou")),
-    Metric("one_minus_aer", "test 1 - AER", _one_minus_aer, lambda ds: hasattr(ds, "sure")),
+    Metric("ap", "test AP (VOC 2007)", _ap, lambda ds: isinstance(ds, BoxDataset)),
+    Metric("one_minus_aer", "test 1 - AER", _one_minus_aer,
+           lambda ds: isinstance(ds, MatchingDataset)),
 )}
 
 

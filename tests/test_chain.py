@@ -8,7 +8,7 @@ import pytest
 from ssvmbench.data.synthetic import random_chains
 from ssvmbench.errors import UserError
 from ssvmbench.tasks import chain
-from ssvmbench.tasks.chain import ChainTask
+from ssvmbench.tasks.chain_task import ChainTask
 
 from reference import phi_dense
 

@@ -15,7 +15,7 @@ from ssvmbench.errors import UserError
 from ssvmbench.solvers import make_solver
 from ssvmbench.solvers.cutting_plane import simplex_qp
 from ssvmbench.tasks import chain, kernels, make_task
-from ssvmbench.tasks.chain import ChainTask
+from ssvmbench.tasks.chain_task import ChainTask
 from ssvmbench.tasks.oracles import Oracle
 
 from reference import phi_dense

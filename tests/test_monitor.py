@@ -73,7 +73,7 @@ def test_logged_best_is_never_above_the_raw_iterate():
     from ssvmbench.data.synthetic import random_chains
     from ssvmbench.monitor import measure
     from ssvmbench.solvers import make_solver
-    from ssvmbench.tasks.chain import ChainTask
+    from ssvmbench.tasks.chain_task import ChainTask
 
     task = ChainTask(random_chains(30, 3, 6, lengths=(1, 5), seed=11))
     solver = make_solver("fw", task, 0.001, {"iterates": ["raw", "best"]}, 0)

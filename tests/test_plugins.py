@@ -21,8 +21,8 @@ from ssvmbench.solvers import SOLVERS, make_solver, registered
 from ssvmbench.solvers.bcfw import BCFW
 from ssvmbench.solvers.fw import FW
 from ssvmbench.solvers.sgd import SGD
-from ssvmbench.tasks.chain import buffers
-from ssvmbench.tasks.kernels import decode, example_oracle, mean_hinge_and_gradient, scores
+from ssvmbench.tasks.kernels import (decode, example_oracle, mean_hinge_and_gradient, scores,
+                                     scratch)
 from ssvmbench.tasks.oracles import Oracle
 
 from test_cli import ssvmbench
@@ -41,7 +41,7 @@ def test_each_solver_config_is_its_class_defaults(name):
 @pytest.mark.parametrize("name", sorted(SOLVERS))
 def test_check_solver_passes_for_every_built_in(name):
     cls = SOLVERS[name]
-    for kind in cls.tasks:
+    for kind in cls.task_kinds():
         for check, failure in conformance.check_on(cls, TASKS[kind], REQUIRED.get(name, {})):
             assert failure is None, (kind, check, failure)
 
@@ -99,7 +99,7 @@ def test_the_kernel_oracles_count_their_calls():
     data's counter per call; the other kernels do not."""
     task = TASKS["chain"]
     oracle = Oracle("max", 1, 0.0)
-    U, delta, y, R, E = buffers(task.max_len, task.n_labels)
+    U, delta, y, R, E, _ = scratch(task.dims, task.data, task.max_len)
     w = np.zeros(task.d)
     task.data.calls[0] = 0
     T = scores(w, 1.0, task.dims, task.data, 0, U)
@@ -116,7 +116,7 @@ def test_the_kernel_oracles_count_their_calls():
 def test_kernels_refuse_data_without_a_task():
     task = TASKS["chain"]
     U = np.empty((task.max_len, task.n_labels))
-    with pytest.raises(TypeError, match="TASK_OF_DATA"):
+    with pytest.raises(TypeError, match="declare its task"):
         scores(np.zeros(task.d), 1.0, task.dims, tuple(task.data), 0, U)
 
 
@@ -331,7 +331,7 @@ def test_a_raw_only_solver_refuses_averaged_iterates(name):
     """``averages_iterates = False`` is the one place that says a solver logs no averages
     (SAP, L1 subgradient, SVRG, SC-SVRG, online-EG, cutting plane)."""
     cls = SOLVERS[name]
-    kind = cls.tasks[0]
+    kind = cls.task_kinds()[0]
     options = {**REQUIRED.get(name, {}), "iterates": ["raw", "wavg"]}
     with pytest.raises(UserError, match=f"invalid for solver {name}: choose from"):
         make_solver(name, TASKS[kind], 0.1, options, 0,

@@ -11,7 +11,7 @@ from ssvmbench.data.synthetic import random_chains
 from ssvmbench.errors import UserError
 from ssvmbench.solvers import make_solver
 from ssvmbench.tasks import chain
-from ssvmbench.tasks.chain import ChainTask
+from ssvmbench.tasks.chain_task import ChainTask
 from ssvmbench.tasks.kernels import mean_hinge_and_gradient
 from ssvmbench.tasks.oracles import Oracle, hinge_oracle
 

@@ -10,7 +10,7 @@ from scipy.special import logsumexp
 
 from ssvmbench.data.synthetic import random_chains
 from ssvmbench.tasks import chain, smoothing
-from ssvmbench.tasks.chain import ChainTask
+from ssvmbench.tasks.chain_task import ChainTask
 
 from reference import phi_dense
 

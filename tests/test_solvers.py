@@ -6,7 +6,7 @@ import pytest
 from ssvmbench.data.synthetic import random_chains
 from ssvmbench.errors import UserError
 from ssvmbench.solvers import SOLVERS, make_solver
-from ssvmbench.tasks.chain import ChainTask
+from ssvmbench.tasks.chain_task import ChainTask
 from ssvmbench.tasks.oracles import Oracle
 
 TASK = ChainTask(random_chains(30, 3, 6, lengths=(1, 5), seed=11))

@@ -15,6 +15,8 @@ so a step adds ``C_{s-1} delta_s`` to ``U`` on the coordinates it changes, and
 still has a dual value.
 """
 
+from typing import NamedTuple
+
 import numba as nb
 import numpy as np
 
@@ -36,6 +38,16 @@ def average_kinds(iterates) -> np.ndarray:
     return np.array([KINDS[name] for name in iterates if name != "raw"], dtype=np.int64)
 
 
+class AverageArrays(NamedTuple):
+    """What the compiled steps take of :class:`Averages` (its attributes of the same names)."""
+
+    kinds: np.ndarray
+    U: np.ndarray
+    S: np.ndarray
+    C: np.ndarray
+    L: np.ndarray
+
+
 class Averages:
     """State of the running averages: ``U`` (one d-vector each) and the scalars
     ``S`` (sum of weights), ``C`` (sum of weights times scale), ``L`` (weighted sum of ell)."""
@@ -47,8 +59,8 @@ class Averages:
         self.S, self.C, self.L = np.zeros(k), np.zeros(k), np.zeros(k)
 
     def arrays(self):
-        """The arrays the compiled steps take, in order."""
-        return self.kinds, self.U, self.S, self.C, self.L
+        """The arrays the compiled steps take."""
+        return AverageArrays(self.kinds, self.U, self.S, self.C, self.L)
 
     def materialize(self, j, v):
         """``(w̄, ell̄)`` of average ``j`` given the current vector ``v`` (one new array)."""
@@ -59,23 +71,24 @@ class Averages:
 
 
 @nb.njit(cache=True)
-def start_step(kinds, k, U, S, C, L):
-    """Before step ``k`` (from 1): ``tavg`` restarts when ``k`` is a power of 2."""
+def start_step(avg, k):
+    """Before step ``k`` (from 1) on the :class:`AverageArrays` ``avg``: ``tavg`` restarts
+    when ``k`` is a power of 2."""
     if k & (k - 1) == 0:
-        for j in range(len(kinds)):
-            if kinds[j] == 2:
-                U[j, :] = 0.0
-                S[j] = C[j] = L[j] = 0.0
+        for j in range(len(avg.kinds)):
+            if avg.kinds[j] == 2:
+                avg.U[j, :] = 0.0
+                avg.S[j] = avg.C[j] = avg.L[j] = 0.0
 
 
 @nb.njit(cache=True)
-def end_step(kinds, k, S, C, L, a, ell):
+def end_step(avg, k, a, ell):
     """After step ``k``: fold in the weight of the new iterate ``(a v_k, ell_k)``."""
-    for j in range(len(kinds)):
-        c = float(k) if kinds[j] == 1 else 1.0
-        S[j] += c
-        C[j] += c * a
-        L[j] += c * ell
+    for j in range(len(avg.kinds)):
+        c = float(k) if avg.kinds[j] == 1 else 1.0
+        avg.S[j] += c
+        avg.C[j] += c * a
+        avg.L[j] += c * ell
 
 
 @nb.njit(cache=True)

@@ -11,20 +11,35 @@ its config (``solver=NAME``) is :meth:`Solver.default_config`. Built-ins are lis
 :mod:`ssvmbench.solvers` (with a commented ``configs/solver/NAME.yaml`` equal to that config);
 another package registers its own through the entry-point group ``ssvmbench.solvers``
 (README, "Add your own solver"). Compiled steps call the task kernels of
-:mod:`ssvmbench.tasks.kernels`.
+:mod:`ssvmbench.tasks.kernels`, and take the problem as one named :class:`Problem`; a solver
+declares the kernels it calls (``needs``) and runs on every task that declares them.
 """
 
 from abc import ABC, abstractmethod
+from typing import NamedTuple
 
 import numpy as np
 
 from ssvmbench.errors import Incompatible, PluginError, UserError, number
 from ssvmbench.objective import Objective
 from ssvmbench.solvers.averaging import Averages
+from ssvmbench.tasks import registered
+from ssvmbench.tasks.base import CORE_KERNELS
 from ssvmbench.tasks.oracles import Oracle
 
 
 IDLE_STEPS = 10_000     # advance() calls in a row without an oracle call: no progress
+
+
+class Problem(NamedTuple):
+    """What every compiled step takes of the task and the objective (:attr:`Solver.problem`):
+    the task's ``dims``, ``data`` and ``normalized`` (:class:`~ssvmbench.tasks.base.Task`)
+    and the regularization ``lam``."""
+
+    dims: tuple
+    data: tuple
+    normalized: bool
+    lam: float
 
 
 class Solver(ABC):
@@ -40,7 +55,8 @@ class Solver(ABC):
     keeps_best = False       # batch solvers: may log "best", the iterate with the lowest primal
     averages_iterates = True # may it keep averaged iterates (avg, wavg, tavg)? (False: raw only)
     elastic_net = False      # may it run with l1 > 0 (elastic-net objective logged)?
-    tasks = ("chain", "boxes")  # the task kinds it runs on (ssvmbench.tasks: Task.kind)
+    needs = CORE_KERNELS     # the task kernels it calls (ssvmbench.tasks.base.KERNEL_NAMES)
+    parts = ""               # the factor structure it is written for (Task.parts), or "" (any)
     kernel_oracles = True    # are its oracle calls the kernel API's (example_oracle, decode),
                              # which count them in task.data.calls (check-solver compares)?
 
@@ -60,9 +76,10 @@ class Solver(ABC):
         if self.l1 > 0 and not self.elastic_net:
             raise Incompatible(f"solver {self.name} minimizes the L2-regularized objective; "
                             f"l1={self.l1:g} > 0 (or rho1 > 0) needs solver=sap")
-        if task.kind not in self.tasks:
-            raise Incompatible(f"solver {self.name} runs on {' and '.join(self.tasks)} tasks, "
-                            f"not on {task.kind} (data={task.dataset.name})")
+        if not self.runs_on(type(task)):
+            raise Incompatible(f"solver {self.name} runs on {' and '.join(self.task_kinds())} "
+                               f"tasks, not on {task.kind} (data={task.dataset.name}): "
+                               f"{self._lacks(type(task))}")
         self.oracle = oracle or Oracle()
         if self.oracle.name not in self.oracles:
             raise Incompatible(f"solver {self.name} takes oracle={'|'.join(self.oracles)}, not "
@@ -82,6 +99,30 @@ class Solver(ABC):
         self.steps = 0
         self._order = np.zeros(0, dtype=np.int64)
         self._pos = 0
+
+    @classmethod
+    def runs_on(cls, task_class):
+        """Whether the task class declares every kernel the solver needs (and its parts)."""
+        return not cls._lacks(task_class)
+
+    @classmethod
+    def _lacks(cls, task_class):
+        """What the task lacks for this solver, in words ("" if nothing)."""
+        missing = [k for k in cls.needs if k not in task_class.kernels]
+        if cls.parts and task_class.parts != cls.parts:
+            return f"it is written for {cls.parts} parts (Task.parts)"
+        return f"it needs the kernels {missing}" if missing else ""
+
+    @classmethod
+    def task_kinds(cls):
+        """The registered tasks it runs on."""
+        return [kind for kind, task in registered().items() if cls.runs_on(task)]
+
+    @property
+    def problem(self):
+        """The :class:`Problem` its compiled steps take (built on demand: not saved)."""
+        t = self.task
+        return Problem(t.dims, t.data, t.normalized, self.lam)
 
     @property
     def method(self):

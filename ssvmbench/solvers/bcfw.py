@@ -8,115 +8,126 @@ sparse block of label-bigram marginals per example), so ``w_i = A alpha_i`` is n
 stored: ``w_i - w_s = (phi(y*) - phi(alpha_i)) / (lam n)`` is built from that factored form.
 """
 
+from typing import NamedTuple
+
 import numba as nb
 import numpy as np
 
 from ssvmbench.solvers.averaging import end_step, start_step
 from ssvmbench.solvers.base import Solver
-from ssvmbench.tasks.chain import buffers
+from ssvmbench.tasks.base import CORE_KERNELS, DIRECTION_KERNELS, DUAL_KERNELS
 from ssvmbench.tasks.kernels import (add_direction, decode, direction_dot, direction_sqnorm,
                                      dual_residual, init_marginals, move_marginals, scores,
-                                     weights_from_average)
+                                     scratch, weights_from_average)
+
+
+class DualState(NamedTuple):
+    """BCFW's iterate: ``w = A alpha``, ``ell = [b^T alpha]``, the factored dual state
+    ``(mu, Psum)`` (:meth:`Task.dual_views <ssvmbench.tasks.base.Task.dual_views>`) and each
+    block's ``ell_i``; the blocks' bigram pool (``blocks``) travels beside it, as it may be
+    reallocated."""
+
+    w: np.ndarray
+    ell: np.ndarray
+    mu: np.ndarray
+    Psum: np.ndarray
+    ell_i: np.ndarray
 
 
 @nb.njit(cache=True)
-def block_gap(w, mu, blocks, ell_i, dims, data, normalized, i, scratch):
+def block_gap(problem, dual, blocks, i, work):
     """Frank-Wolfe gap of block ``i`` at the current ``w`` (one max-oracle call), times
     ``n``: ``<w, phi(y*) - phi(alpha_i)> + L_i(y*) - n ell_i`` (BCFW Section 3,
     ``g^(i) = lam <w_i - w_s, w> - ell_i + ell_s`` with ``w_i - w_s = -direction/(lam n)``).
-    Returns ``(n g_i, L_i(y*), t0, T)`` and leaves the direction ``(R, E)`` of the block step
-    and the token scores ``U`` in ``scratch = (U, delta, y, R, E)``."""
-    U, delta, y, R, E = scratch
+    ``problem``: a :class:`~ssvmbench.solvers.base.Problem`, ``dual`` a :class:`DualState`,
+    ``work`` the task's :class:`~ssvmbench.tasks.base.Scratch`. Returns ``(n g_i, L_i(y*),
+    t0, T)`` and leaves the direction ``(R, E)`` of the block step and the scores ``U`` in
+    ``work``."""
+    dims, data = problem.dims, problem.data
     n = len(data[0]) - 1
     t0 = data[0][i]
-    T = scores(w, 1.0, dims, data, i, U)
-    loss = decode(w, dims, data, normalized, i, U, T, delta, y)
-    dual_residual(mu, blocks, data, i, t0, y, T, R, E)
-    return direction_dot(w, dims, data, U, T, R, E) - n * ell_i[i] + loss, loss, t0, T
+    T = scores(dual.w, 1.0, dims, data, i, work.U)
+    loss = decode(dual.w, dims, data, problem.normalized, i, work.U, T, work.delta, work.y)
+    dual_residual(dual.mu, blocks, data, i, t0, work.y, T, work.R, work.E)
+    return (direction_dot(dual.w, dims, data, work.U, T, work.R, work.E) - n * dual.ell_i[i]
+            + loss, loss, t0, T)
 
 
 @nb.njit(cache=True)
-def block_step(w, ell, mu, Psum, blocks, ell_i, dims, data, normalized, i, lam, line_search,
-               k, kinds, avg_U, S, C, Lsum, scratch, x_dense):
+def block_step(problem, dual, blocks, i, line_search, k, avg, work):
     """One step of BCFW Algorithm 4 on block ``i``: its gap (:func:`block_gap`), then the
     line-search step ``gamma = lam n g_i / ||direction||^2`` clipped to [0, 1] (or the
-    predefined ``2n / (k + 2n)``), applied to ``w``, ``ell`` and the factored dual state and
-    recorded in the averages. Returns ``(n g_i, k + 1, blocks)`` (the pool may have grown).
-    ``x_dense``: an all-zero scratch of ``dims[0]`` entries."""
+    predefined ``2n / (k + 2n)``), applied to ``dual`` and recorded in the averages ``avg``
+    (:class:`~ssvmbench.solvers.averaging.AverageArrays`). Returns ``(n g_i, k + 1,
+    blocks)`` (the pool may have grown)."""
+    dims, data, lam = problem.dims, problem.data, problem.lam
     n = len(data[0]) - 1
-    gap, loss, t0, T = block_gap(w, mu, blocks, ell_i, dims, data, normalized, i, scratch)
-    R, E = scratch[3], scratch[4]
+    gap, loss, t0, T = block_gap(problem, dual, blocks, i, work)
     if line_search:
-        sq = direction_sqnorm(dims, data, t0, T, R, E, x_dense)
+        sq = direction_sqnorm(dims, data, t0, T, work.R, work.E, work.dense)
         gamma = min(max(lam * n * gap / sq, 0.0), 1.0) if sq > 0.0 else 0.0
     else:
         gamma = 2.0 * n / (k + 2.0 * n)
     k += 1
-    start_step(kinds, k, avg_U, S, C, Lsum)
+    start_step(avg, k)
     if gamma > 0.0:
-        add_direction(w, -gamma / (lam * n), dims, data, t0, T, R, E, np.empty((0, 0)),
-                      np.empty(0))
-        blocks = move_marginals(mu, Psum, blocks, data, i, t0, T, gamma, R, E, avg_U, C)
-        new_ell_i = (1.0 - gamma) * ell_i[i] + gamma * loss / n
-        ell[0] += new_ell_i - ell_i[i]
-        ell_i[i] = new_ell_i
-    end_step(kinds, k, S, C, Lsum, 1.0, ell[0])
+        add_direction(dual.w, -gamma / (lam * n), dims, data, t0, T, work.R, work.E,
+                      np.empty((0, 0)), np.empty(0))
+        blocks = move_marginals(dual.mu, dual.Psum, blocks, data, i, t0, T, gamma, work.R,
+                                work.E, avg.U, avg.C)
+        new_ell_i = (1.0 - gamma) * dual.ell_i[i] + gamma * loss / n
+        dual.ell[0] += new_ell_i - dual.ell_i[i]
+        dual.ell_i[i] = new_ell_i
+    end_step(avg, k, 1.0, dual.ell[0])
     return gap, k, blocks
 
 
 @nb.njit(cache=True)
-def bcfw_steps(w, ell, mu, Psum, blocks, ell_i, dims, data, normalized, order, lam,
-               line_search, k, kinds, avg_U, S, C, Lsum, max_len):
+def bcfw_steps(problem, dual, blocks, order, line_search, k, avg, max_len):
     """Algorithm 4 for the examples ``order``; returns the new step counter ``k`` and
     the blocks (whose pool may have grown). The averages are kept of the dual state
     ``(mu, Psum)`` (cheaper per step than of ``w``)."""
-    scratch = buffers(max_len, dims[1])
-    x_dense = np.zeros(dims[0])
+    work = scratch(problem.dims, problem.data, max_len)
     for i in order:
-        _, k, blocks = block_step(w, ell, mu, Psum, blocks, ell_i, dims, data, normalized, i,
-                                  lam, line_search, k, kinds, avg_U, S, C, Lsum, scratch,
-                                  x_dense)
+        _, k, blocks = block_step(problem, dual, blocks, i, line_search, k, avg, work)
     return k, blocks
 
 
 class BCFW(Solver):
     name = "bcfw"
     options = {"step": ("line_search", "predefined"), "sampling": ("uniform", "permutation")}
-    tasks = ("chain", "hashed_chain", "boxes", "matching")
+    needs = CORE_KERNELS + DIRECTION_KERNELS + DUAL_KERNELS
 
     def __init__(self, task, lam, options, seed, oracle=None, l1=0.0):
         super().__init__(task, lam, options, seed, oracle, l1)
         self.w = np.zeros(task.d)
         self.ell = np.zeros(1)
         self.ell_i = np.zeros(task.n)
-        n_mu = task.n_rows * task.n_labels
         self.alpha = np.empty(self.averaged_size())   # averaged dual state: (mu, Psum)
-        self.mu = self.alpha[:n_mu].reshape(task.n_rows, task.n_labels)
-        self.Psum = self.alpha[n_mu:]
+        self.mu, self.Psum = task.dual_views(self.alpha)
         self.blocks = init_marginals(task.data, self.mu, self.Psum)
+
+    @property
+    def dual(self):
+        """The :class:`DualState` its compiled steps take (views of its arrays)."""
+        return DualState(self.w, self.ell, self.mu, self.Psum, self.ell_i)
 
     def advance(self, budget):
         order = self.next_indices(budget)
-        t = self.task
         self.steps, self.blocks = bcfw_steps(
-            self.w, self.ell, self.mu, self.Psum, self.blocks, self.ell_i, t.dims, t.data,
-            t.normalized, order,
-            self.lam, self.opts["step"] == "line_search", self.steps,
-            *self.averages.arrays(), t.max_len)
+            self.problem, self.dual, self.blocks, order, self.opts["step"] == "line_search",
+            self.steps, self.averages.arrays(), self.task.max_len)
         return len(order)
 
     def load_state(self, state):
         """As the base class, with ``mu`` and ``Psum`` views of the flat state ``alpha`` again
         (a saved state holds them as copies)."""
         super().load_state(state)
-        n_mu = self.task.n_rows * self.task.n_labels
-        self.mu = self.alpha[:n_mu].reshape(self.task.n_rows, self.task.n_labels)
-        self.Psum = self.alpha[n_mu:]
+        self.mu, self.Psum = self.task.dual_views(self.alpha)
 
     def averaged_size(self):
         """BCFW averages its factored dual state ``(mu, Psum)``."""
-        t = self.task
-        return t.n_rows * t.n_labels + t.n_labels**2
+        return self.task.dual_size()
 
     def state(self):
         return 1.0, self.w, self.ell[0]

@@ -44,8 +44,8 @@ import numpy as np
 
 from ssvmbench.errors import UserError
 from ssvmbench.solvers.base import Solver
-from ssvmbench.tasks.chain import buffers
-from ssvmbench.tasks.kernels import add_labeling, example_oracle, labeling_hinge, scores
+from ssvmbench.tasks.base import CORE_KERNELS, LABELING_KERNELS
+from ssvmbench.tasks.kernels import add_labeling, example_oracle, labeling_hinge, scores, scratch
 
 
 @nb.njit(cache=True)
@@ -85,7 +85,7 @@ def oracle_constraint(w, dims, data, normalized, bufs, max_len, cache, age, top,
     it is more violated than every cached labeling, in the least recently used slot
     (SVMstruct's ``add_constraint_to_constraint_cache``)."""
     offsets = data[0]
-    U, _, y, R, E = buffers(max_len, dims[1])
+    U, _, y, R, E, _ = scratch(dims, data, max_len)
     g[:] = 0.0
     total = 0.0
     for i in range(len(offsets) - 1):
@@ -141,7 +141,7 @@ def combination(M, x):
 class CuttingPlane(Solver):
     name = "cutting_plane"
     passes = 1000
-    tasks = ("chain", "boxes", "matching")
+    needs = CORE_KERNELS + LABELING_KERNELS
     numbers = {"epsilon": 0.1, "inactive_window": 50, "cache_size": 5, "cache_ratio": 0.5}
     default_iterates = ("raw", "best")
     keeps_best = True
@@ -167,7 +167,7 @@ class CuttingPlane(Solver):
         self.top = np.zeros(task.n)          # most violated cached hinge term per example
         self.eps_est = 0.0                   # SVMstruct's epsilon_est: H(w) - xi, last oracle
         self._g = np.empty(task.d)
-        self._bufs = self.oracle.buffers(task.max_len, task.n_labels)
+        self._bufs = task.oracle_scratch(self.oracle)
 
     def advance(self, budget):
         t = self.task

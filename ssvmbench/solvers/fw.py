@@ -18,7 +18,6 @@ from ssvmbench.tasks.kernels import mean_hinge_and_gradient
 class FW(Solver):
     name = "fw"
     options = {"step": ("line_search", "predefined")}
-    tasks = ("chain", "hashed_chain", "boxes", "matching")
     keeps_best = True
     default_iterates = ("raw", "best")
 
@@ -27,7 +26,7 @@ class FW(Solver):
         self.w = np.zeros(task.d)
         self.ell = 0.0
         self._g = np.empty(task.d)
-        self._bufs = self.oracle.buffers(task.max_len, task.n_labels)
+        self._bufs = task.oracle_scratch(self.oracle)
 
     def advance(self, budget):
         t = self.task
@@ -43,12 +42,12 @@ class FW(Solver):
         else:
             gamma = 2.0 / (self.steps + 2.0)
         self.steps += 1
-        kinds, U, S, C, Lsum = self.averages.arrays()
-        start_step(kinds, self.steps, U, S, C, Lsum)
-        U -= gamma * C[:, None] * diff
+        avg = self.averages.arrays()
+        start_step(avg, self.steps)
+        avg.U[:] -= gamma * avg.C[:, None] * diff
         self.w -= gamma * diff
         self.ell += gamma * (ell_s - self.ell)
-        end_step(kinds, self.steps, S, C, Lsum, 1.0, self.ell)
+        end_step(avg, self.steps, 1.0, self.ell)
         return t.n
 
     def state(self):

@@ -51,10 +51,9 @@ class L1Subgradient(SGD):
 
     def advance(self, budget):
         order = self.next_indices(budget)
-        t, o = self.task, self.oracle
-        self.steps = sgd_steps(self.v, self.scale, t.dims, t.data, t.normalized, order, 0.0,
-                               self.gamma0, self.t0, self.steps, o.kind, o.K, o.mu,
-                               self._bufs, *self.averages.arrays(), t.max_len)
+        self.steps = sgd_steps(self.problem._replace(lam=0.0), self.v, self.scale, order,
+                               self.gamma0, self.t0, self.steps, self.oracle.call, self._bufs,
+                               self.averages.arrays(), self.task.max_len)   # no shrinking
         if self._pos == len(self._order):                   # end of a pass
             self.v[:] = project_l1_ball(self.scale[0] * self.v, self.epsilon)
             self.scale[0] = 1.0

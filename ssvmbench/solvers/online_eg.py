@@ -125,7 +125,7 @@ def eg_steps(w, ell, theta, theta_pairs, mu, pairs, eta, dims, data, normalized,
 
 class OnlineEG(Solver):
     name = "online_eg"
-    tasks = ("chain",)
+    parts = "chain"         # its steps read and write the chain's token and bigram parts
     default_iterates = ("raw",)
     averages_iterates = False
     kernel_oracles = False   # its oracle is exp_oracle on the dual's own potentials

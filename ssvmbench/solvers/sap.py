@@ -166,7 +166,7 @@ def catch_up_all(dims, w, u, b, stamp, step, lam, l1, powers):
 class SAP(Solver):
     name = "sap"
     elastic_net = True
-    tasks = ("chain",)
+    parts = "chain"         # its steps read and write the chain's token and bigram parts
     default_iterates = ("raw",)
     kernel_oracles = False   # runs the chain's Viterbi on its own scores (IV.15)
     averages_iterates = False   # logs its raw iterate only

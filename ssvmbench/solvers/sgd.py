@@ -15,31 +15,36 @@ import numpy as np
 from ssvmbench.errors import UserError
 from ssvmbench.solvers.averaging import end_step, fold, start_step
 from ssvmbench.solvers.base import Solver
-from ssvmbench.tasks.chain import buffers
-from ssvmbench.tasks.kernels import add_direction, example_oracle, scores
+from ssvmbench.tasks.kernels import add_direction, example_oracle, scores, scratch
 
 
 @nb.njit(cache=True)
-def sgd_steps(v, scale, dims, data, normalized, order, lam, gamma0, t0, k, kind, K, mu,
-              bufs, kinds, avg_U, S, C, Lsum, max_len):
-    """SGD steps for the examples ``order``; returns the new step counter ``k``."""
-    U, _, y, R, E = buffers(max_len, dims[1])
+def sgd_steps(problem, v, scale, order, gamma0, t0, k, oracle, bufs, avg, max_len):
+    """SGD steps for the examples ``order`` on ``w = scale[0] v`` (``problem`` a
+    :class:`~ssvmbench.solvers.base.Problem`, ``oracle`` ``(kind, K, mu)``
+    (:attr:`Oracle.call <ssvmbench.tasks.oracles.Oracle.call>`), ``avg`` the
+    :class:`~ssvmbench.solvers.averaging.AverageArrays`); returns the new step counter
+    ``k``."""
+    dims, data, lam = problem.dims, problem.data, problem.lam
+    kind, K, mu = oracle
+    U, _, y, R, E, _ = scratch(dims, data, max_len)
     a = scale[0]
     for i in order:
         T = scores(v, a, dims, data, i, U)
-        example_oracle(kind, K, mu, v, a, dims, data, normalized, i, U, T, bufs, y, R, E)
+        example_oracle(kind, K, mu, v, a, dims, data, problem.normalized, i, U, T, bufs, y, R,
+                       E)
         gamma = gamma0 / (1.0 + k / t0)
         k += 1
-        start_step(kinds, k, avg_U, S, C, Lsum)
+        start_step(avg, k)
         shrink = 1.0 - gamma * lam
         if shrink <= 0.0:       # first Pegasos step: w_1 = -gamma grad, v is still 0
             a = 1.0
         else:
             a *= shrink
-        add_direction(v, -gamma / a, dims, data, data[0][i], T, R, E, avg_U, C)
-        end_step(kinds, k, S, C, Lsum, a, 0.0)
+        add_direction(v, -gamma / a, dims, data, data[0][i], T, R, E, avg.U, avg.C)
+        end_step(avg, k, a, 0.0)
         if a < 1e-6:
-            fold(avg_U, C, v)
+            fold(avg.U, avg.C, v)
             v *= a
             a = 1.0
     scale[0] = a
@@ -50,7 +55,6 @@ class SGD(Solver):
     name = "sgd"
     has_dual = False
     oracles = ("max", "topk", "exp")
-    tasks = ("chain", "hashed_chain", "boxes", "matching")
     options = {"step": ("decay", "pegasos"), "sampling": ("uniform", "permutation")}
     numbers = {"gamma0": 0.1, "t0": 1000.0}     # tuned on CoNLL-2003 (README, issue 4)
 
@@ -66,14 +70,13 @@ class SGD(Solver):
                     f"and gamma0 * lambda <= 1 (lambda = {self.lam:g})")
         self.v = np.zeros(task.d)
         self.scale = np.ones(1)
-        self._bufs = self.oracle.buffers(task.max_len, task.n_labels)
+        self._bufs = task.oracle_scratch(self.oracle)
 
     def advance(self, budget):
         order = self.next_indices(budget)
-        t, o = self.task, self.oracle
-        self.steps = sgd_steps(self.v, self.scale, t.dims, t.data, t.normalized, order,
-                               self.lam, self.gamma0, self.t0, self.steps, o.kind, o.K, o.mu,
-                               self._bufs, *self.averages.arrays(), t.max_len)
+        self.steps = sgd_steps(self.problem, self.v, self.scale, order, self.gamma0, self.t0,
+                               self.steps, self.oracle.call, self._bufs,
+                               self.averages.arrays(), self.task.max_len)
         return len(order)
 
     def state(self):

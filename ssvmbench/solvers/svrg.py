@@ -32,15 +32,35 @@ decays ``mu_t = mu0 sqrt(1 - sqrt(kappa/(kappa + lam))/2)^t`` from ``t = 0``
 (``warm_start``).
 """
 
+from typing import NamedTuple
+
 import numba as nb
 import numpy as np
 
 from ssvmbench.errors import UserError
 from ssvmbench.solvers.base import Solver
-from ssvmbench.tasks import transitions
-from ssvmbench.tasks.chain import buffers
+from ssvmbench.tasks.base import CORE_KERNELS
 from ssvmbench.tasks.kernels import (add_direction, example_oracle, mean_hinge_and_gradient,
-                                     scores)
+                                     scores, scratch, subtract_direction)
+
+
+class LazyIterate(NamedTuple):
+    """SVRG's iterate ``w = a v + b c`` (``ab = [a, b]``; ``c`` is zero at the entries
+    ``dense``, where ``c_dense`` is added densely), its ``anchor``, the score rows ``Uc`` and
+    ``Ua`` of ``c`` and of the anchor (:func:`token_scores`), and the lazy sum of the epoch's
+    iterates ``(sums, D, P)`` (empty ``D``: not kept)."""
+
+    v: np.ndarray
+    ab: np.ndarray
+    c: np.ndarray
+    anchor: np.ndarray
+    Uc: np.ndarray
+    Ua: np.ndarray
+    sums: np.ndarray
+    D: np.ndarray
+    P: np.ndarray
+    dense: np.ndarray
+    c_dense: np.ndarray
 
 
 @nb.njit(cache=True)
@@ -53,23 +73,24 @@ def token_scores(w, dims, data, out):
 
 
 @nb.njit(cache=True)
-def svrg_steps(v, ab, c, anchor, Uc, Ua, dims, data, normalized, order, lam, kappa, lr, kind,
-               K, mu, bufs, max_len, sums, D, P, dense, c_dense):
-    """SVRG steps for the examples ``order`` on the lazy iterate ``w = a v + b c`` (``ab =
-    [a, b]``; ``c`` is zero at the entries ``dense``, where ``c_dense`` is added densely);
-    ``Uc`` and ``Ua`` are the token scores of ``c`` and of the anchor (:func:`token_scores`).
+def svrg_steps(problem, it, order, kappa, lr, oracle, bufs, max_len):
+    """SVRG steps for the examples ``order`` on the :class:`LazyIterate` ``it`` (``problem``
+    a :class:`~ssvmbench.solvers.base.Problem`, ``oracle`` ``(kind, K, mu)``).
 
     With ``len(D) > 0`` the sum of the iterates ``w_k = a_k v_k + b_k c`` is kept lazily too
     (the Casimir authors' epoch output is their uniform average): ``sum_k a_k v_k = P + S v -
     D`` with ``S = sums[0] = sum_k a_k`` and ``D`` gathering ``S_{k-1}`` times each change
     of ``v`` (so a step touches only what it changes), and ``sums[1] = sum_k b_k``."""
+    dims, data, normalized, lam = problem
+    kind, K, mu = oracle
+    v, c, anchor, Uc, Ua = it.v, it.c, it.anchor, it.Uc, it.Ua
+    sums, D, P, dense, c_dense = it.sums, it.D, it.P, it.dense, it.c_dense
     offsets = data[0]
-    L = dims[1]
-    U, _, y, R, E = buffers(max_len, L)
-    _, _, _, R2, E2 = buffers(max_len, L)
+    U, _, y, R, E, _ = scratch(dims, data, max_len)
+    _, _, _, R2, E2, _ = scratch(dims, data, max_len)
     no_U, no_C = np.empty((0, 0)), np.empty(0)
     rho = 1.0 - lr * (lam + kappa)
-    a, b = ab[0], ab[1]
+    a, b = it.ab[0], it.ab[1]
     averaging = len(D) > 0
     for i in order:
         t0 = offsets[i]
@@ -78,8 +99,7 @@ def svrg_steps(v, ab, c, anchor, Uc, Ua, dims, data, normalized, order, lam, kap
         example_oracle(kind, K, mu, v, a, dims, data, normalized, i, U, T, bufs, y, R, E)
         example_oracle(kind, K, mu, anchor, 1.0, dims, data, normalized, i, Ua[t0:t0 + T], T,
                        bufs, y, R2, E2)
-        R[:T] -= R2[:T]
-        E[2][0] = transitions.add_sorted(E[0], E[1], E[2][0], E2[0], E2[1], E2[2][0], -1.0)
+        subtract_direction(data, T, R, E, R2, E2)
         a *= rho
         b = rho * b - lr
         add_direction(v, -lr / a, dims, data, t0, T, R, E, no_U, no_C)
@@ -100,7 +120,7 @@ def svrg_steps(v, ab, c, anchor, Uc, Ua, dims, data, normalized, order, lam, kap
             for q in range(len(v)):
                 v[q] = a * v[q] + b * c[q]
             a, b = 1.0, 0.0
-    ab[0], ab[1] = a, b
+    it.ab[0], it.ab[1] = a, b
 
 
 class SVRG(Solver):
@@ -109,7 +129,7 @@ class SVRG(Solver):
     name = "svrg"
     has_dual = False
     oracles = ("topk", "exp", "max")
-    tasks = ("chain", "hashed_chain", "boxes", "matching")
+    needs = CORE_KERNELS + ("subtract_direction",)
     default_iterates = ("raw",)
     averages_iterates = False   # logs its raw iterate only
     # output: what an epoch returns and the next one starts from: its last iterate, or the
@@ -128,7 +148,7 @@ class SVRG(Solver):
         self.Uc, self.Ua = (np.empty((task.n_rows, task.n_labels)) for _ in range(2))
         self.kappa, self.mu = 0.0, self.oracle.mu
         self._left = 0                        # steps left in the current epoch
-        self._bufs = self.oracle.buffers(task.max_len, task.n_labels)
+        self._bufs = task.oracle_scratch(self.oracle)
         self.averaging = self.opts["output"] == "average"
         self.sums = np.zeros(2)               # sum of a_k and of b_k over the epoch's steps
         # D, P: the lazy sum of the inner iterates; output: the last epoch's average (w_0 = 0
@@ -188,11 +208,11 @@ class SVRG(Solver):
             return self.start_epoch(self.current()[0])
         steps = max(1, min(self._left, budget // 2))
         order = self.next_indices(steps)
-        t, o = self.task, self.oracle
-        svrg_steps(self.v, self.ab, self.c, self.anchor, self.Uc, self.Ua, t.dims, t.data,
-                   t.normalized, order, self.lam, self.kappa, self.lr, o.kind, o.K,
-                   self.mu, self._bufs, t.max_len, self.sums, self.D, self.P,
-                   t.dense_entries, self.c_dense)
+        t = self.task
+        it = LazyIterate(self.v, self.ab, self.c, self.anchor, self.Uc, self.Ua, self.sums,
+                         self.D, self.P, t.dense_entries, self.c_dense)
+        svrg_steps(self.problem, it, order, self.kappa, self.lr,
+                   (self.oracle.kind, self.oracle.K, self.mu), self._bufs, t.max_len)
         self._left -= len(order)
         if self._left == 0:
             if self.averaging:

@@ -1,28 +1,72 @@
-"""Tasks: joint feature maps, losses, oracles and metrics (one module per output structure)."""
+"""Tasks: joint feature maps, losses, oracles and metrics (one module per output structure),
+each declared once as a :class:`~ssvmbench.tasks.base.Task` subclass. The built-in ones are
+:data:`TASK_MODULES`; other installed packages register theirs under the entry-point group
+``ssvmbench.tasks`` (``NAME = "module:TaskClass"``)."""
 
-from ssvmbench.data.boxes import BoxDataset
-from ssvmbench.data.matchings import MatchingDataset
-from ssvmbench.data.sequences import HashedChainDataset
-from ssvmbench.errors import Incompatible
+from functools import cache
+from importlib import import_module
+
+from ssvmbench import plugins
+from ssvmbench.errors import Incompatible, UserError
+
+# module:class of each built-in task (imported on first use: the kernels import this package)
+TASK_MODULES = ("chain_task:ChainTask", "hashed_chain:HashedChainTask", "boxes:BoxTask",
+                "matching:MatchingTask")
+ENTRY_POINTS = "ssvmbench.tasks"
+DEFAULT_LOSS = "normalized_hamming"     # the config's loss (BCFW Appendix F)
 
 
-def make_task(dataset, loss="normalized_hamming"):
-    """The task of a split: :class:`~ssvmbench.tasks.chain.ChainTask` for sequences (with the
-    chosen ``loss``), :class:`~ssvmbench.tasks.boxes.BoxTask` for candidate boxes (1 - IoU),
-    :class:`~ssvmbench.tasks.matching.MatchingTask` for word alignments (asymmetric
-    Hamming); hashed sequences get :class:`~ssvmbench.tasks.hashed_chain.HashedChainTask`."""
-    from ssvmbench.tasks.boxes import BoxTask
-    from ssvmbench.tasks.chain import ChainTask
-    from ssvmbench.tasks.hashed_chain import HashedChainTask
-    from ssvmbench.tasks.matching import MatchingTask
+def _check(cls):
+    """Why ``cls`` is not a usable task declaration, or None."""
+    from ssvmbench.tasks.base import CORE_KERNELS, KERNEL_NAMES, Task
+    if not (isinstance(cls, type) and issubclass(cls, Task)):
+        return "is not a subclass of ssvmbench.tasks.base.Task"
+    missing = [k for k in CORE_KERNELS if k not in cls.kernels]
+    unknown = sorted(set(cls.kernels) - set(KERNEL_NAMES))
+    if missing or unknown or not (cls.dataset_type and cls.data_type and cls.LOSSES):
+        return (f"does not declare dataset_type, data_type, LOSSES and the kernels "
+                f"{list(CORE_KERNELS)} (missing: {missing}; not in the kernel API: {unknown})")
+    return None
 
-    for data_type, task_type, what in ((BoxDataset, BoxTask, "box localization"),
-                                       (MatchingDataset, MatchingTask, "word alignment")):
-        if isinstance(dataset, data_type):
-            if loss not in ("normalized_hamming", *task_type.LOSSES):
-                raise Incompatible(f"loss={loss} is for sequences; {what} uses its task loss "
-                                f"{task_type.LOSSES[0]} (drop the loss= override)")
-            return task_type(dataset)
-    if isinstance(dataset, HashedChainDataset):
-        return HashedChainTask(dataset, loss)
-    return ChainTask(dataset, loss)
+
+@cache
+def registered():
+    """``{kind: Task class}`` of the built-in tasks and of the installed plugins; a plugin
+    that does not load, does not declare itself or takes a built-in's name is refused by
+    name."""
+    built_in = {}
+    for spec in TASK_MODULES:
+        module, name = spec.split(":")
+        cls = getattr(import_module(f"ssvmbench.tasks.{module}"), name)
+        built_in[cls.kind] = cls
+    return {**built_in, **plugins.load(ENTRY_POINTS, "task", built_in, _check,
+                                       lambda cls: cls.kind)}
+
+
+def is_built_in(cls):
+    """Whether task class ``cls`` is one of ssvmbench's own (not a plugin's)."""
+    return cls.__module__.startswith("ssvmbench.tasks.")
+
+
+@cache
+def task_of_data(data_type):
+    """The task class whose kernels take data of type ``data_type``, or None."""
+    return next((cls for cls in registered().values() if cls.data_type is data_type), None)
+
+
+def make_task(dataset, loss=DEFAULT_LOSS):
+    """The task of a split: the registered task whose ``dataset_type`` is the most derived
+    class ``dataset`` is an instance of, with task loss ``loss`` (the config's default,
+    ``normalized_hamming``, stands for a task's own default where it has no such loss)."""
+    matches = [cls for cls in registered().values() if isinstance(dataset, cls.dataset_type)]
+    if not matches:
+        raise UserError(f"no task for data of type {type(dataset).__name__}: the installed "
+                        f"tasks take {sorted(c.dataset_type.__name__ for c in registered().values())}")
+    cls = max(matches, key=lambda c: len(c.dataset_type.__mro__))
+    if loss not in cls.LOSSES:
+        if loss != DEFAULT_LOSS:
+            raise Incompatible(f"loss={loss} is not a loss of the {cls.kind} task "
+                               f"(data={dataset.name}): choose one of {list(cls.LOSSES)} or "
+                               "drop the loss= override")
+        loss = cls.LOSSES[0]
+    return cls(dataset, loss)

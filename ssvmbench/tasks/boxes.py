@@ -20,7 +20,8 @@ import numba as nb
 import numpy as np
 
 from ssvmbench.data.boxes import BoxDataset, iou
-from ssvmbench.tasks import smoothing
+from ssvmbench.data.scenes import load_scenes
+from ssvmbench.tasks import chain, smoothing
 from ssvmbench.tasks.base import Task
 from ssvmbench.tasks.chain import EVAL_CHUNKS, mean_in_order
 
@@ -41,13 +42,15 @@ class BoxTask(Task):
     """One split of a box dataset in the form the kernels take (attributes as
     :class:`~ssvmbench.tasks.chain.ChainTask`: a "row" is a candidate, one "label")."""
 
-    LOSSES = ("one_minus_iou",)
     kind = "boxes"
+    dataset_type = BoxDataset
+    data_type = BoxData                 # kernels: declared below their definitions
+    LOSSES = ("one_minus_iou",)
     oracles = ("max", "topk", "exp")   # the hinge oracles it can run
 
-    def __init__(self, ds: BoxDataset):
+    def __init__(self, ds: BoxDataset, loss="one_minus_iou"):
         self.dataset = ds
-        self.loss = self.LOSSES[0]
+        self.loss = loss
         gold = ds.offsets[:-1] + ds.best_candidates()
         gold_boxes = np.repeat(ds.boxes[gold], np.diff(ds.offsets), axis=0)
         self.data = BoxData(ds.offsets, gold.astype(np.int64), ds.features,
@@ -67,6 +70,10 @@ class BoxTask(Task):
         chosen, score = np.empty(self.n, dtype=np.int64), np.empty(self.n)
         hinge, loss = evaluate(w, self.data, with_hinge, chosen, score)
         return hinge, loss, (chosen, score)
+
+    @classmethod
+    def tiny(cls):
+        return cls(load_scenes(n_train=8, n_test=1, size=32, seed=0).train, cls.LOSSES[0])
 
 
 # ----------------------------------------------------------------------------- kernels
@@ -281,3 +288,14 @@ def evaluate(w, data, with_hinge, chosen, score):
             if with_hinge:
                 hinges[i] = np.max(s + data.loss[t0:t0 + T]) - s[data.gold[i] - t0]
     return mean_in_order(hinges) if with_hinge else np.nan, mean_in_order(losses)
+
+
+BoxTask.kernels = {     # a candidate is a score row with one label: the chain's scratch
+    "scratch": chain.scratch, "scores": scores, "example_oracle": example_oracle,
+    "decode": decode, "add_direction": add_direction,
+    "subtract_direction": chain.subtract_direction, "direction_sqnorm": direction_sqnorm,
+    "direction_dot": direction_dot, "init_marginals": init_marginals,
+    "dual_residual": dual_residual, "move_marginals": move_marginals,
+    "weights_from_average": weights_from_average, "labeling_hinge": labeling_hinge,
+    "add_labeling": add_labeling,
+}

@@ -22,10 +22,8 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from ssvmbench.data.sequences import ChainDataset
-from ssvmbench.errors import UserError
 from ssvmbench.tasks import transitions
-from ssvmbench.tasks.base import Task
+from ssvmbench.tasks.base import Scratch
 
 
 class ChainData(NamedTuple):
@@ -41,44 +39,6 @@ class ChainData(NamedTuple):
     calls: np.ndarray
 
 
-class ChainTask(Task):
-    """One split of a chain dataset in the form the kernels take.
-
-    ``data`` is a :class:`ChainData`,
-    ``dims = (F, L)``, ``d`` the length of ``w``; ``dense_entries`` the entries of ``w``
-    that every example touches (transitions and biases; SVRG updates them densely and the
-    rest lazily). ``loss``: the task loss,
-    ``normalized_hamming`` (BCFW Appendix F, the default) or ``hamming`` (Casimir Section 4).
-    """
-
-    LOSSES = ("normalized_hamming", "hamming")
-    kind = "chain"
-    oracles = ("max", "topk", "exp")   # the hinge oracles it can run
-
-    def __init__(self, ds: ChainDataset, loss="normalized_hamming"):
-        if loss not in self.LOSSES:
-            raise UserError(f"loss={loss}: choose one of {list(self.LOSSES)}")
-        self.dataset = ds
-        self.loss = loss
-        self.normalized = loss == "normalized_hamming"
-        self.data = ChainData(ds.offsets, ds.labels, ds.feat_ptr, ds.feat_idx, ds.feat_val,
-                              np.zeros(1, dtype=np.int64))
-        self.dims = (ds.n_features, ds.n_labels)
-        self.n = ds.n
-        self.n_rows = ds.n_tokens              # score rows of the kernels: the tokens
-        self.n_labels = ds.n_labels
-        self.d = ds.n_features * ds.n_labels + ds.n_labels**2 + 2 * ds.n_labels
-        self.dense_entries = np.arange(ds.n_features * ds.n_labels, self.d)
-        self.max_len = int(max_length(ds.offsets))
-
-    def evaluate(self, w, with_hinge=True):
-        """``(mean hinge, mean normalized Hamming, predicted labels)`` at ``w``."""
-        predictions = np.empty(self.n_rows, dtype=np.int32)
-        hinge, error = evaluate(w, self.dims, self.data, self.normalized, with_hinge,
-                                self.max_len, predictions)
-        return hinge, error, predictions
-
-
 # ----------------------------------------------------------------------------- scores
 
 
@@ -88,6 +48,21 @@ def buffers(max_len, L):
     a labeling ``y`` and a direction ``(R, E)`` (see below)."""
     return (np.empty((max_len, L)), np.empty((max_len, L)), np.empty(max_len, dtype=np.int32),
             np.empty((max_len, L)), transitions.scratch(max_len, L))
+
+
+@nb.njit(cache=True)
+def scratch(dims, data, max_len):
+    """The :class:`~ssvmbench.tasks.base.Scratch` of a pass: :func:`buffers` and an all-zero
+    vector of ``F`` entries (shared by the tasks whose directions are the chain's)."""
+    U, delta, y, R, E = buffers(max_len, dims[1])
+    return Scratch(U, delta, y, R, E, np.zeros(dims[0]))
+
+
+@nb.njit(cache=True)
+def subtract_direction(data, T, R, E, R2, E2):
+    """``(R, E) -= (R2, E2)``: token residuals, then the sparse transition parts."""
+    R[:T] -= R2[:T]
+    E[2][0] = transitions.add_sorted(E[0], E[1], E[2][0], E2[0], E2[1], E2[2][0], -1.0)
 
 
 @nb.njit(cache=True)
@@ -678,3 +653,4 @@ def score_sequence(w, dims, data, normalized, with_hinge, i, U, T, delta, y, pre
         return error, 0.0
     top = viterbi(w, 1.0, dims, U, T, gold, loss_unit(normalized, T), delta, y)
     return error, top - labeling_score(w, 1.0, dims, U, T, gold)
+

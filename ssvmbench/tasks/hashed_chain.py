@@ -26,9 +26,11 @@ import numba as nb
 import numpy as np
 
 from ssvmbench.data.sequences import HashedChainDataset
-from ssvmbench.tasks.chain import (EVAL_CHUNKS, ChainTask, average_residual, buffers, hamming,
-                                   loss_unit, max_length, mean_in_order, mistakes,
-                                   score_sequence, viterbi)
+from ssvmbench.data.synthetic import random_hashed_chains
+from ssvmbench.tasks import chain
+from ssvmbench.tasks.chain import (EVAL_CHUNKS, average_residual, buffers, hamming, loss_unit,
+                                   max_length, mean_in_order, mistakes, score_sequence, viterbi)
+from ssvmbench.tasks.chain_task import ChainTask
 from ssvmbench.tasks.oracles import hinge_oracle
 
 
@@ -52,6 +54,9 @@ class HashedChainTask(ChainTask):
     :class:`~ssvmbench.tasks.chain.ChainTask`, with ``d = D`` buckets."""
 
     kind = "hashed_chain"
+    dataset_type = HashedChainDataset
+    data_type = HashedChainData
+    parts = ""          # w is hashed: not the chain's parts (SAP, online EG)
 
     def __init__(self, ds: HashedChainDataset, loss="normalized_hamming"):
         super().__init__(ds, loss)
@@ -66,6 +71,10 @@ class HashedChainTask(ChainTask):
         hinge, error = evaluate(w, self.dims, self.data, self.normalized, with_hinge,
                                 self.max_len, predictions)
         return hinge, error, predictions
+
+    @classmethod
+    def tiny(cls):
+        return cls(random_hashed_chains(12, 3, 5, 7, lengths=(1, 4), seed=0), cls.LOSSES[0])
 
 
 @nb.njit(cache=True, inline="always")
@@ -255,3 +264,13 @@ def evaluate(w, dims, data, normalized, with_hinge, max_len, predictions):
             errors[i], hinges[i] = score_sequence(ev, chain_dims, data, normalized, with_hinge,
                                                   i, U, T, delta, y, predictions)
     return mean_in_order(hinges) if with_hinge else np.nan, mean_in_order(errors)
+
+
+HashedChainTask.kernels = {     # the label-space kernels are the chain's
+    "scratch": chain.scratch, "scores": unary_scores, "example_oracle": example_oracle,
+    "decode": decode, "add_direction": add_direction,
+    "subtract_direction": chain.subtract_direction, "direction_sqnorm": direction_sqnorm,
+    "direction_dot": direction_dot, "init_marginals": chain.init_marginals,
+    "dual_residual": chain.marginals_residual, "move_marginals": chain.move_marginals,
+    "weights_from_average": weights_from_average,
+}

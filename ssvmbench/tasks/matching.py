@@ -35,7 +35,8 @@ import numpy as np
 
 from ssvmbench.data.matchings import MatchingDataset
 from ssvmbench.metrics import alignment_error_rate
-from ssvmbench.tasks import boxes, smoothing
+from ssvmbench.data.alignment import synthetic_alignment
+from ssvmbench.tasks import boxes, chain, smoothing
 from ssvmbench.assignment import best_partial_matching, top_partial_matchings
 from ssvmbench.tasks.base import Task
 
@@ -61,13 +62,15 @@ class MatchingTask(Task):
     """One split of a word-alignment dataset in the form the kernels take (attributes as
     :class:`~ssvmbench.tasks.chain.ChainTask`: a "row" is an edge, one "label")."""
 
-    LOSSES = ("asymmetric_hamming",)
     kind = "matching"
+    dataset_type = MatchingDataset
+    data_type = MatchingData            # kernels: declared below their definitions
+    LOSSES = ("asymmetric_hamming",)
     oracles = ("max", "topk")   # exp: intractable for matchings (Casimir Table 1)
 
-    def __init__(self, ds: MatchingDataset):
+    def __init__(self, ds: MatchingDataset, loss="asymmetric_hamming"):
         self.dataset = ds
-        self.loss = self.LOSSES[0]
+        self.loss = loss
         target = ds.target.astype(float)
         self.data = MatchingData(ds.offsets, ds.shapes,
                                  np.ascontiguousarray(ds.features, dtype=float), target,
@@ -92,6 +95,10 @@ class MatchingTask(Task):
         predicted = predicted.astype(bool)
         ds = self.dataset
         return hinge, alignment_error_rate(predicted, ds.sure, ds.possible), predicted
+
+    @classmethod
+    def tiny(cls):
+        return cls(synthetic_alignment(n_train=8, n_test=1, seed=0).train, cls.LOSSES[0])
 
 
 # --------------------------------------------------------- assignment solver (object mode)
@@ -285,3 +292,14 @@ def evaluate(w, data, with_hinge, max_len, predicted):
             top = best_matching(edge_matrix(U, data, i, T, True), y)
             hinge += top + data.base[i] - target_score(U, data, t0, T)
     return hinge / n if with_hinge else np.nan
+
+
+MatchingTask.kernels = {    # an edge is a score row with one label, as a candidate box
+    "scratch": chain.scratch, "scores": boxes.scores, "example_oracle": example_oracle,
+    "decode": decode, "add_direction": boxes.add_direction,
+    "subtract_direction": chain.subtract_direction,
+    "direction_sqnorm": boxes.direction_sqnorm, "direction_dot": boxes.direction_dot,
+    "init_marginals": init_marginals, "dual_residual": dual_residual,
+    "move_marginals": boxes.move_marginals, "weights_from_average": weights_from_average,
+    "labeling_hinge": labeling_hinge, "add_labeling": add_labeling,
+}

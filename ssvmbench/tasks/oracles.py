@@ -52,6 +52,11 @@ class Oracle:
     def kind(self):
         return KINDS[self.name]
 
+    @property
+    def call(self):
+        """``(kind, K, mu)``: what the compiled oracle calls take."""
+        return KINDS[self.name], self.K, self.mu
+
     def label(self):
         """Parts of a method name for plots: none for the max oracle."""
         if self.name == "max":

@@ -18,7 +18,7 @@ import numba as nb
 import numpy as np
 
 from ssvmbench.solvers.bcfw import BCFW, block_gap, block_step
-from ssvmbench.tasks.chain import buffers
+from ssvmbench.tasks.kernels import scratch
 
 
 @nb.njit(cache=True)
@@ -48,29 +48,27 @@ def tree_draw(tree, u, n):
 
 
 @nb.njit(cache=True)
-def gap_steps(w, ell, mu, Psum, blocks, ell_i, dims, data, normalized, lam, k, kinds, avg_U,
-              S, C, Lsum, max_len, tree, degree, order, draws):
+def gap_steps(problem, dual, blocks, k, avg, max_len, tree, degree, order, draws):
     """BCFW block steps with line search on the blocks ``order`` or, if it is empty, on blocks
     drawn with the uniform numbers ``draws`` from the gaps in ``tree``; each visited block's
-    gap replaces its weight. Returns ``(k, blocks)``."""
-    scratch = buffers(max_len, dims[1])
-    x_dense = np.zeros(dims[0])
-    n = len(data[0]) - 1
+    gap replaces its weight. ``problem``, ``dual``, ``avg``: the named records of
+    :func:`ssvmbench.solvers.bcfw.block_step`. Returns ``(k, blocks)``."""
+    work = scratch(problem.dims, problem.data, max_len)
+    n = len(problem.data[0]) - 1
     steps = len(order) if len(order) else len(draws)
     for s in range(steps):
         i = order[s] if len(order) else tree_draw(tree, draws[s], n)
-        gap, k, blocks = block_step(w, ell, mu, Psum, blocks, ell_i, dims, data, normalized, i,
-                                    lam, True, k, kinds, avg_U, S, C, Lsum, scratch, x_dense)
+        gap, k, blocks = block_step(problem, dual, blocks, i, True, k, avg, work)
         tree_set(tree, i, max(gap, 0.0) ** degree)
     return k, blocks
 
 
 @nb.njit(cache=True)
-def refresh_gaps(w, mu, blocks, ell_i, dims, data, normalized, max_len, tree, degree):
+def refresh_gaps(problem, dual, blocks, max_len, tree, degree):
     """Every block's gap at the current ``w`` (n oracle calls, no step)."""
-    scratch = buffers(max_len, dims[1])
-    for i in range(len(data[0]) - 1):
-        gap = block_gap(w, mu, blocks, ell_i, dims, data, normalized, i, scratch)[0]
+    work = scratch(problem.dims, problem.data, max_len)
+    for i in range(len(problem.data[0]) - 1):
+        gap = block_gap(problem, dual, blocks, i, work)[0]
         tree_set(tree, i, max(gap, 0.0) ** degree)
 
 
@@ -89,13 +87,9 @@ class GapBCFW(BCFW):
         self.period = int(self.opts["gap_check"]) * task.n
 
     def advance(self, budget):
-        t, n = self.task, self.task.n
-        state = (self.w, self.ell, self.mu, self.Psum, self.blocks, self.ell_i, t.dims, t.data,
-                 t.normalized, self.lam, self.steps, *self.averages.arrays(), t.max_len,
-                 self.tree, self.opts["gap_degree"])
+        n, max_len, degree = self.task.n, self.task.max_len, self.opts["gap_degree"]
         if self.visits >= self.period:
-            refresh_gaps(self.w, self.mu, self.blocks, self.ell_i, t.dims, t.data,
-                         t.normalized, t.max_len, self.tree, self.opts["gap_degree"])
+            refresh_gaps(self.problem, self.dual, self.blocks, max_len, self.tree, degree)
             self.visits = 0
             return n
         if self.steps < n:          # the first pass: every block once, in order
@@ -107,7 +101,9 @@ class GapBCFW(BCFW):
                 return 0
             order = np.zeros(0, dtype=np.int64)
             draws = self.rng.random(min(budget, self.period - self.visits))
-        self.steps, self.blocks = gap_steps(*state, order, draws)
+        self.steps, self.blocks = gap_steps(self.problem, self.dual, self.blocks, self.steps,
+                                            self.averages.arrays(), max_len, self.tree, degree,
+                                            order, draws)
         taken = len(order) + len(draws)
         self.visits += taken
         return taken
