@@ -1,9 +1,11 @@
 """Where configs, the dataset manifest and the data live."""
 
 import hashlib
+import importlib.util
 import os
 import shutil
 import time
+from importlib.metadata import entry_points
 from pathlib import Path
 
 import pooch
@@ -52,11 +54,35 @@ def source_digest(root=PACKAGE) -> str:
     return digest.hexdigest()[:12]
 
 
+COMPILED_PLUGINS = ("ssvmbench.tasks", "ssvmbench.solvers")  # their kernels enter ours
+
+
+def plugin_roots():
+    """The folders of the installed packages that register tasks or solvers (found without
+    importing them): a task's kernels are compiled into the built-in solvers' loops."""
+    roots = set()
+    for group in COMPILED_PLUGINS:
+        for point in entry_points(group=group):
+            spec = importlib.util.find_spec(point.module.split(".")[0])
+            if spec is None:
+                continue
+            roots.update(Path(p) for p in spec.submodule_search_locations or ())
+            if spec.submodule_search_locations is None and spec.origin:
+                roots.add(Path(spec.origin))
+    return sorted(roots)
+
+
 def kernel_cache() -> Path:
-    """numba's cache of compiled kernels: ``numba/<source digest>`` in :func:`user_cache`.
-    numba re-compiles a kernel whose own file changed, but not one whose callee in another
-    file changed; a folder per version of the sources never serves such a stale kernel."""
-    return user_cache() / "numba" / source_digest()
+    """numba's cache of compiled kernels: ``numba/<digest>`` in :func:`user_cache`, the
+    digest of ssvmbench's sources and of the installed task and solver plugins'
+    (:func:`plugin_roots`). numba re-compiles a kernel whose own file changed, but not one
+    whose callee in another file changed (a plugin task's kernel inside BCFW's loop); a
+    folder per version of the sources never serves such a stale kernel."""
+    digest = hashlib.sha1(source_digest().encode())
+    for root in plugin_roots():
+        digest.update(str(root).encode() + (source_digest(root) if root.is_dir() else
+                                             hashlib.sha1(root.read_bytes()).hexdigest()).encode())
+    return user_cache() / "numba" / digest.hexdigest()[:12]
 
 
 KERNEL_CACHE_KEEP_DAYS = 14

@@ -7,6 +7,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from ssvmbench import paths
 from ssvmbench.paths import data_root, kernel_cache, source_digest, user_cache
 
@@ -30,6 +32,26 @@ def test_kernel_cache_folder_changes_with_any_source_file(tmp_path):
     assert source_digest(tmp_path) == before
     (tmp_path / "tasks" / "chain.py").write_text("def f(): return 2\n")
     assert source_digest(tmp_path) != before
+
+
+def test_kernel_cache_folder_changes_with_a_plugin_tasks_kernels(tmp_path, monkeypatch):
+    """A plugin task's kernels are compiled into the built-in solvers' loops (BCFW's
+    ``bcfw_steps`` calls them), so editing them must change the cache folder too."""
+    plugin = tmp_path / "my_task"
+    plugin.mkdir()
+    (plugin / "kernels.py").write_text("def direction_dot(): return 1\n")
+    monkeypatch.setattr(paths, "plugin_roots", lambda: [plugin])
+    before = kernel_cache()
+    assert kernel_cache() == before and before.name != source_digest()
+    (plugin / "kernels.py").write_text("def direction_dot(): return 2\n")
+    assert kernel_cache() != before
+
+
+def test_installed_task_plugins_are_part_of_the_kernel_cache_key():
+    names = [root.name for root in paths.plugin_roots()]
+    if "ssvmbench_multiclass" not in names and not os.environ.get("CI"):
+        pytest.skip("needs the example task plugin: pip install ./examples/multiclass")
+    assert "ssvmbench_multiclass" in names and "ssvmbench_gap_bcfw" in names
 
 
 def test_compiled_kernels_are_cached_outside_the_installed_sources(tmp_path):
