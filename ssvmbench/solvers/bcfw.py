@@ -34,7 +34,7 @@ class DualState(NamedTuple):
     ell_i: np.ndarray
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def block_gap(problem, dual, blocks, i, work):
     """Frank-Wolfe gap of block ``i`` at the current ``w`` (one max-oracle call), times
     ``n``: ``<w, phi(y*) - phi(alpha_i)> + L_i(y*) - n ell_i`` (BCFW Section 3,
@@ -53,7 +53,7 @@ def block_gap(problem, dual, blocks, i, work):
             + loss, loss, t0, T)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def block_step(problem, dual, blocks, i, line_search, k, avg, work):
     """One step of BCFW Algorithm 4 on block ``i``: its gap (:func:`block_gap`), then the
     line-search step ``gamma = lam n g_i / ||direction||^2`` clipped to [0, 1] (or the
