@@ -196,6 +196,42 @@ def test_a_bad_plugin_is_named_in_one_line(tmp_path, name, source, message):
     assert "Traceback" not in result.stderr and len(result.stderr.splitlines()) == 1
 
 
+@pytest.mark.parametrize("name, source, message", [
+    ("broken_task", "import not_a_module\n", "does not load: ModuleNotFoundError"),
+    ("chain", "from ssvmbench.tasks.chain_task import ChainTask\n\n\n"
+              "class Demo(ChainTask):\n    pass\n", "not a built-in's"),
+    ("half_task", "from ssvmbench.tasks.chain_task import ChainTask\n\n\n"
+                  "class Demo(ChainTask):\n    kind = 'half_task'\n"
+                  "    kernels = {'scores': ChainTask.kernels['scores']}\n",
+     "missing: ['scratch', 'example_oracle', 'add_direction']"),
+    ("other_task", "class Demo:\n    kind = 'other_task'\n", "not a subclass of"),
+])
+def test_a_bad_task_plugin_is_named_in_one_line(tmp_path, name, source, message):
+    """A task registered under ssvmbench.tasks must load, declare the core kernels and
+    its types, and carry its own name."""
+    env = write_plugin(tmp_path / "site", name, source, "ssvmbench.tasks")
+    result = ssvmbench("run", "solver=bcfw", "data=voc_synthetic", cwd=tmp_path, env=env,
+                       check=False)
+    assert result.returncode == 2 and message in result.stderr, result.stderr
+    assert f"task plugin '{name}'" in result.stderr
+    assert "Traceback" not in result.stderr and len(result.stderr.splitlines()) == 1
+
+
+def test_every_kernel_of_the_api_is_dispatched():
+    """ssvmbench.tasks.kernels has one dispatcher per name of the API, of that name."""
+    from ssvmbench.tasks import kernels
+    from ssvmbench.tasks.base import KERNEL_NAMES
+    assert all(getattr(kernels, name).__name__ == name for name in KERNEL_NAMES)
+
+
+def test_a_solver_is_refused_on_a_task_without_the_kernels_it_needs():
+    """The cutting plane needs stored labelings, which the hashed chain does not declare."""
+    from ssvmbench.solvers.cutting_plane import CuttingPlane
+    assert "hashed_chain" not in CuttingPlane.task_kinds()
+    with pytest.raises(UserError, match=r"needs the kernels \['labeling_hinge', 'add_labeling'\]"):
+        make_solver("cutting_plane", TASKS["hashed_chain"], 0.1, {}, 0)
+
+
 def gap_plugin():
     """The example plugin (examples/gap_bcfw), which the README's test command installs."""
     if not any(point.name == "gap_bcfw" for point in entry_points(group="ssvmbench.solvers")):
