@@ -105,7 +105,7 @@ def reported(work, unexpected=False):
     """Call ``work()`` under the run's error contract: a stop, bad input or a file-system error
     is one line (printed and logged) and an exit status (see :func:`execute`); with
     ``unexpected``, any other exception too (its traceback logged)."""
-    from ssvmbench.runner import Stopped
+    from ssvmbench.stop_signals import Stopped
 
     try:
         work()

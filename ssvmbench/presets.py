@@ -295,14 +295,14 @@ def _check_first_runs(jobs):
     bad override is one line now, not one failure per run."""
     from hydra.errors import HydraException
 
-    from ssvmbench import api, runner
+    from ssvmbench import api, settings
 
     firsts = {}
     for job in jobs:
         firsts.setdefault(Path(job.run_dir).parent, job)
     for job in firsts.values():
         try:
-            runner.check_settings(api.config(job.overrides))
+            settings.check_settings(api.config(job.overrides))
         except HydraException as err:
             raise UserError(f"{' '.join(job.overrides)}: {err}") from None
 

@@ -20,7 +20,7 @@ from ssvmbench.launchers import SLURM_STARTUP_S
 from ssvmbench.plotting import commands as plot_command
 from ssvmbench.plotting.curves import add_suboptimality, aggregate, check_panels
 from ssvmbench.runlog import load_logs
-from ssvmbench.runner import git_revision
+from ssvmbench.provenance import git_revision
 
 
 def configure_parser(parser):

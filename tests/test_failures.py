@@ -18,7 +18,7 @@ from ssvmbench import api, runlog
 from ssvmbench.data import features
 from ssvmbench.errors import UserError, describe_os_error
 from ssvmbench.runlog import Interrupted, RunLog, load_logs, read_log
-from ssvmbench.runner import check_settings
+from ssvmbench.settings import check_settings
 from ssvmbench.solvers import registered
 from ssvmbench.solvers.sgd import SGD
 
@@ -258,15 +258,16 @@ def test_a_truncated_state_is_set_aside_and_the_run_starts_afresh(data_root, tmp
 
 def test_a_signal_while_the_results_are_written_is_reported(data_root, tmp_path, monkeypatch):
     """Issue 29: SIGTERM during the final write was swallowed (exit 0, nothing said)."""
-    from ssvmbench import runner
+    from ssvmbench import rundir
+    from ssvmbench.stop_signals import Stopped
 
-    written = runner.save_weights
+    written = rundir.save_weights
 
     def save_and_get_a_signal(path, solver):
         os.kill(os.getpid(), signal.SIGTERM)
         written(path, solver)
-    monkeypatch.setattr(runner, "save_weights", save_and_get_a_signal)
-    with pytest.raises(runner.Stopped) as stop:
+    monkeypatch.setattr(rundir, "save_weights", save_and_get_a_signal)
+    with pytest.raises(Stopped) as stop:
         api.run(["solver=bcfw", "data=ocr", "+data.subset=0.05", "solver.passes=2"],
                 tmp_path / "run")
     assert stop.value.status == 143
@@ -352,7 +353,7 @@ def test_a_second_signal_ends_a_run_stuck_in_compiled_code(tmp_path):
     second one ends the process."""
     script = tmp_path / "stuck.py"
     script.write_text(
-        "import numba\nfrom ssvmbench.runner import StopSignals\n\n\n@numba.njit\n"
+        "import numba\nfrom ssvmbench.stop_signals import StopSignals\n\n\n@numba.njit\n"
         "def forever(x):\n    while x >= 0:\n        x = (x * 7 + 1) % 1000003\n    return x\n\n\n"
         "forever(-1)\nwith StopSignals():\n    print('ready', flush=True)\n    forever(5)\n")
     proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)

@@ -10,7 +10,7 @@ from ssvmbench.data.scenes import load_scenes
 from ssvmbench.data.synthetic import random_chains, random_hashed_chains
 from ssvmbench.errors import UserError
 from ssvmbench.monitor import evaluation_threads, schedule
-from ssvmbench.runner import resolve_lambda
+from ssvmbench.settings import resolve_lambda
 from ssvmbench.tasks import chain, make_task
 
 

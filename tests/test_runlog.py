@@ -12,7 +12,7 @@ import yaml
 from ssvmbench.errors import UserError
 from ssvmbench.paths import source_digest
 from ssvmbench.runlog import Interrupted, RunLog, find_logs, load_logs, make_room, read_log
-from ssvmbench.runner import code_identity
+from ssvmbench.provenance import code_identity
 
 
 def rows(k, start=0):
@@ -172,7 +172,7 @@ def test_load_logs_tags_rows_with_run_metadata(tmp_path):
 def test_a_signal_is_recorded_and_raised_at_the_next_check():
     """SIGTERM never raises inside what runs (a compiled pass, an HDF5 write, a compile):
     the next check between steps raises it, and the handlers are restored afterwards."""
-    from ssvmbench.runner import StopSignals
+    from ssvmbench.stop_signals import StopSignals
     reached = []
     with pytest.raises(Interrupted, match="SIGTERM"):
         with StopSignals() as signals:

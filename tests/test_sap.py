@@ -9,7 +9,7 @@ from ssvmbench.data.scenes import load_scenes
 from ssvmbench.data.synthetic import random_chains
 from ssvmbench.errors import UserError
 from ssvmbench.monitor import measure
-from ssvmbench.runner import resolve_objective
+from ssvmbench.settings import resolve_objective
 from ssvmbench.solvers import make_solver
 from ssvmbench.solvers.l1_subgradient import project_l1_ball
 from ssvmbench.solvers.sap import _catch_up, beta_powers

@@ -118,7 +118,7 @@ def _work(jobs, todo, done, stop, threads, parent):
     """A worker: take the next run (``todo``: the index of the next one to start) until none
     is left or the batch stops. Its messages go to each run's ``app.log``, none to the
     terminal (the batch prints one line per run)."""
-    from ssvmbench.runner import StopSignals
+    from ssvmbench.stop_signals import StopSignals
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C: the parent stops the batch
     StopSignals.one_shot = False                   # (and kills this worker on a second one)

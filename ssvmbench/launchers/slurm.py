@@ -5,7 +5,7 @@ writes the batch script and requeues a task on its time-limit warning), watched 
 The cluster contract (README, "Run on a cluster"):
 
 - *Time limit, preemption*: ``signal_delay_s`` before ``timeout_min`` SLURM sends SIGUSR2;
-  the run saves its state at its next step boundary (:class:`~ssvmbench.runner.StopSignals`)
+  the run saves its state at its next step boundary (:class:`~ssvmbench.stop_signals.StopSignals`)
   and hands over to submitit, which requeues the task (:class:`SlurmRun`); the requeued task
   continues from the state, so a run longer than its time limit finishes after requeues with
   the trace of an uninterrupted run. SIGTERM (``scancel``, a preemption without warning) saves
