@@ -60,8 +60,9 @@ def make_task(dataset, loss=DEFAULT_LOSS):
     ``normalized_hamming``, stands for a task's own default where it has no such loss)."""
     matches = [cls for cls in registered().values() if isinstance(dataset, cls.dataset_type)]
     if not matches:
+        taken = sorted(c.dataset_type.__name__ for c in registered().values())
         raise UserError(f"no task for data of type {type(dataset).__name__}: the installed "
-                        f"tasks take {sorted(c.dataset_type.__name__ for c in registered().values())}")
+                        f"tasks take {taken}")
     cls = max(matches, key=lambda c: len(c.dataset_type.__mro__))
     if loss not in cls.LOSSES:
         if loss != DEFAULT_LOSS:

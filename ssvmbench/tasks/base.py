@@ -28,6 +28,13 @@ KERNEL_NAMES = CORE_KERNELS + DIRECTION_KERNELS + DUAL_KERNELS + LABELING_KERNEL
 COUNTED = {"example_oracle": 6, "decode": 2}   # oracle calls: position of their data argument
 
 
+def kernels_named(namespace, **others):
+    """A task's ``kernels`` declared by name: the functions of ``namespace`` (its module's
+    ``vars()``) named after the kernel API, and ``others`` (kernels defined elsewhere, under
+    their API names)."""
+    return {**{name: namespace[name] for name in KERNEL_NAMES if name in namespace}, **others}
+
+
 class Scratch(NamedTuple):
     """A pass's work arrays, from the task's ``scratch`` kernel: score rows ``U``, the
     decoder's table ``delta``, a labeling ``y``, a direction ``(R, E)`` in ``w``-space (its

@@ -22,7 +22,7 @@ import numpy as np
 from ssvmbench.data.boxes import BoxDataset, iou
 from ssvmbench.data.scenes import load_scenes
 from ssvmbench.tasks import chain, smoothing
-from ssvmbench.tasks.base import Task
+from ssvmbench.tasks.base import Task, kernels_named
 from ssvmbench.tasks.chain import EVAL_CHUNKS, mean_in_order
 
 
@@ -290,12 +290,6 @@ def evaluate(w, data, with_hinge, chosen, score):
     return mean_in_order(hinges) if with_hinge else np.nan, mean_in_order(losses)
 
 
-BoxTask.kernels = {     # a candidate is a score row with one label: the chain's scratch
-    "scratch": chain.scratch, "scores": scores, "example_oracle": example_oracle,
-    "decode": decode, "add_direction": add_direction,
-    "subtract_direction": chain.subtract_direction, "direction_sqnorm": direction_sqnorm,
-    "direction_dot": direction_dot, "init_marginals": init_marginals,
-    "dual_residual": dual_residual, "move_marginals": move_marginals,
-    "weights_from_average": weights_from_average, "labeling_hinge": labeling_hinge,
-    "add_labeling": add_labeling,
-}
+# a candidate is a score row with one label: the chain's scratch and subtraction
+BoxTask.kernels = kernels_named(
+    vars(), scratch=chain.scratch, subtract_direction=chain.subtract_direction)

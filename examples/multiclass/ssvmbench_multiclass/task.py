@@ -40,7 +40,7 @@ import numpy as np
 
 from ssvmbench.errors import UserError
 from ssvmbench.tasks import chain, smoothing
-from ssvmbench.tasks.base import Task
+from ssvmbench.tasks.base import Task, kernels_named
 from ssvmbench.tasks.chain import EVAL_CHUNKS, gather_add, mean_in_order, scatter_add
 from ssvmbench_multiclass.dataset import MulticlassDataset, random_multiclass
 
@@ -340,12 +340,6 @@ def evaluate(w, dims, data, with_hinge, predictions):
     return mean_in_order(hinges) if with_hinge else np.nan, mean_in_order(losses)
 
 
-MulticlassTask.kernels = {    # one score row per example: the chain's scratch and subtraction
-    "scratch": chain.scratch, "scores": scores, "example_oracle": example_oracle,
-    "decode": decode, "add_direction": add_direction,
-    "subtract_direction": chain.subtract_direction, "direction_sqnorm": direction_sqnorm,
-    "direction_dot": direction_dot, "init_marginals": init_marginals,
-    "dual_residual": dual_residual, "move_marginals": move_marginals,
-    "weights_from_average": weights_from_average, "labeling_hinge": labeling_hinge,
-    "add_labeling": add_labeling,
-}
+# one score row per example: the chain's scratch and subtraction
+MulticlassTask.kernels = kernels_named(
+    vars(), scratch=chain.scratch, subtract_direction=chain.subtract_direction)
