@@ -30,6 +30,8 @@ from ssvmbench.messages import duration
 from ssvmbench.paths import config_dir
 
 KEYS = {"paper", "item", "claim", "deviations", "checks", "sweeps", "plot", "sizes"}
+OPTIONAL_KEYS = {"paper_table"}   # a table's rows as printed in the paper (SAP Tables II-IV)
+TABLE_ROW = ("table", "data", "solver", "C", "rho1", "nnz", "accuracy")
 PRESET_COPY = "preset.yaml"    # a preset file's copy beside its figures, for the report
 
 
@@ -75,7 +77,7 @@ def load(name):
     preset = read_yaml(path)
     if not isinstance(preset, dict):
         raise UserError(f"{path}: a preset is a YAML mapping (see configs/experiment/)")
-    missing, unknown = KEYS - set(preset), set(preset) - KEYS
+    missing, unknown = KEYS - set(preset), set(preset) - KEYS - OPTIONAL_KEYS
     if missing or unknown:
         raise UserError(f"{path}: missing keys {sorted(missing)}, unknown keys {sorted(unknown)}")
     for size in ("full", "smoke"):
@@ -100,7 +102,21 @@ def load(name):
         if "not_comparable" in check and check["not_comparable"] not in deviations:
             raise UserError(f"{where}: not_comparable names {check['not_comparable']!r}, not "
                             f"one of the preset's deviations {sorted(deviations)}")
+    for number, row in enumerate(preset.get("paper_table") or []):
+        if not (isinstance(row, dict) and set(row) == set(TABLE_ROW)):
+            raise UserError(f"{path}: paper_table[{number}] needs exactly {list(TABLE_ROW)}")
     return preset
+
+
+def paper_table():
+    """``{(data, solver, C, rho1): [(table, #NZ, accuracy %)]}``: the rows of every preset's
+    ``paper_table``, as the paper printed them."""
+    rows = {}
+    for name in available():
+        for row in load(name).get("paper_table") or []:
+            key = (row["data"], row["solver"], float(row["C"]), float(row["rho1"]))
+            rows.setdefault(key, []).append((str(row["table"]), row["nnz"], row["accuracy"]))
+    return rows
 
 
 def commands(name, size, out, extra=()):

@@ -205,3 +205,17 @@ def test_a_reproduction_is_one_batch_of_distinct_runs_longest_first():
         (job.expected_s for job in jobs), reverse=True)
     assert {job.expected_s for job in alone[1]} == {
         presets_module._seconds_per_run("bcfw_figure1de_conll", "full")}
+
+
+def test_the_papers_table_rows_live_in_their_presets(tmp_path, monkeypatch):
+    """SAP Tables II-IV as printed, read from the presets' paper_table (one place); a row
+    without every field is refused."""
+    rows = presets_module.paper_table()
+    assert rows[("conll2000", "sap", 0.1, 0.9)] == [("II", 2313, 95.2), ("IV", 2313, 95.23)]
+    assert rows[("brown", "sap", 1.0, 0.9)] == [("III", 17407, 96.7)]
+    preset = load("sap_table2")
+    preset["paper_table"][0].pop("nnz")
+    (tmp_path / "mine.yaml").write_text(yaml.safe_dump(preset))
+    monkeypatch.setattr(presets_module, "preset_dir", lambda: tmp_path)
+    with pytest.raises(UserError, match=r"paper_table\[0\] needs exactly"):
+        load("mine")

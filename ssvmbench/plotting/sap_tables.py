@@ -1,27 +1,11 @@
 """SAP Tables II-IV: the best test accuracy within the first passes, its #NZ and %NZ, next to
-the paper's numbers (Balamurugan et al., Section V)."""
+the paper's numbers (Balamurugan et al., Section V; the presets' ``paper_table`` rows)."""
 
 import numpy as np
 import pandas as pd
 
 from ssvmbench.errors import UserError
-
-# (data, solver, C, rho1) -> [(table, #NZ, accuracy %)] as printed in the paper; our
-# data differ where noted in the README (POS: NLTK's 10 % WSJ sample); CoNLL rows match data=conll2000
-# and data=conll2000_sap (both log data=conll2000)
-PAPER = {
-    ("pos", "sap", 0.1, 0.9): [("II", 3089, 94.17), ("IV", 3967, 94.57)],
-    ("pos", "l1_subgradient", 0.1, 0.9): [("II", 3924, 94.14)],
-    ("conll2000", "sap", 0.1, 0.9): [("II", 2313, 95.2), ("IV", 2313, 95.23)],
-    ("conll2000", "l1_subgradient", 0.1, 0.9): [("II", 9398, 95.2)],
-    ("pos", "sap", 1.0, 0.9): [("III", 3365, 94.5), ("IV", 5104, 95.21)],
-    ("wsjpos", "sap", 1.0, 0.9): [("III", 8906, 96.0)],
-    ("conll2000", "sap", 1.0, 0.9): [("III", 2981, 95.4), ("IV", 2981, 95.41)],
-    ("brown", "sap", 1.0, 0.9): [("III", 17407, 96.7)],
-    ("pos", "sap", 10.0, 0.9): [("IV", 5110, 95.14)],
-    ("conll2000", "sap", 10.0, 0.9): [("IV", 4107, 95.53)],
-}
-
+from ssvmbench.presets import paper_table
 
 def best_within(df, passes, metric="test_accuracy"):
     """Per run: the checkpoint with the best ``metric`` (a ``test_*`` column; SAP's tables
@@ -43,17 +27,18 @@ def best_within(df, passes, metric="test_accuracy"):
     percent = f"{metric.removeprefix('test_')}_%"
     best[percent] = 100 * best[metric]
     best["nnz_%"] = 100 * best["nnz"] / best["d"].astype(float)
-    best["paper"] = [_paper(row) for row in best.itertuples()]
+    table = paper_table()
+    best["paper"] = [_paper(row, table) for row in best.itertuples()]
     columns = ["data", "data_variant", "method", "C", "rho1", "seed", "passes", "best_pass",
                percent, "nnz", "nnz_%", "time_s", "paper"]
     return best.reindex(columns=columns).sort_values(["data", "data_variant", "C", "rho1",
                                                       "method", "seed"])
 
 
-def _paper(row):
+def _paper(row, table):
     if "validation" in str(row.data_variant):    # data.holdout: scored on training data
         return ""
-    entries = PAPER.get((row.data, row.method.split("-")[0], _round(row.C), _round(row.rho1)))
+    entries = table.get((row.data, row.method.split("-")[0], _round(row.C), _round(row.rho1)))
     return "; ".join(f"Table {t}: {nz} NZ, {acc} %" for t, nz, acc in entries or [])
 
 
