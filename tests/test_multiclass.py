@@ -180,6 +180,61 @@ def test_stored_labelings_against_dense_phi(small):
             np.testing.assert_allclose(g, 1.0 + 0.3 * diff, atol=1e-12)
 
 
+def test_active_set_kernels_against_dense_phi(small):
+    """SAP's kernels: labeling_score ``<w, phi(x_i, y)>``, labeling_direction ``phi(y+) -
+    phi(y-)``, direction_gram its squared norm, add_direction_scores the scores after a step,
+    example_features the rows of ``w`` a direction touches."""
+    t, w = small
+    X, _ = dense(t)
+    U, _, _, R, E, zero = kernels.scratch(t.dims, t.data, t.max_len)
+    gram = kernels.gram_scratch(t.dims, t.data, t.max_len)
+    plus, minus = np.zeros(1, dtype=np.int32), np.zeros(1, dtype=np.int32)
+    for i in range(t.n):
+        for a in range(t.n_labels):
+            plus[0], minus[0] = a, (a + 2) % t.n_labels
+            kernels.scores(w, 1.0, t.dims, t.data, i, U)
+            assert kernels.labeling_score(w, t.dims, t.data, i, U, 1, plus) == pytest.approx(
+                w @ phi(t, i, a))
+            kernels.labeling_direction(t.data, i, 1, plus, minus, R, E)
+            vec = phi(t, i, a) - phi(t, i, minus[0])
+            after = np.zeros(t.d)
+            kernels.add_direction(after, 1.0, t.dims, t.data, i, 1, R, E, NO_U, NO_C)
+            np.testing.assert_allclose(after, vec, atol=1e-12)
+            assert kernels.direction_gram(t.dims, t.data, i, 1, R, E, zero, gram) == (
+                pytest.approx(vec @ vec))
+            kernels.add_direction_scores(U, 0.4, t.data, 1, R, E, gram)
+            np.testing.assert_allclose(U[0], (w + 0.4 * vec).reshape(t.dims).T @ X[i])
+        touched = np.flatnonzero(X[i])
+        np.testing.assert_array_equal(np.sort(kernels.example_features(t.data, i)), touched)
+    np.testing.assert_array_equal(t.gold_labelings(), t.dataset.labels)
+
+
+def test_sap_solves_the_elastic_net_multiclass_svm(small):
+    """SAP (Algorithm 2) runs on the plugin through its active-set kernels: at l1 = 0 its
+    optimum lies in BCFW's bracket [dual, primal] (BCFW converges slower here); with l1 > 0 the gap closes and ``w = soft(u, l1) / lam`` (the
+    KKT conditions), sparser as l1 grows."""
+    t, _ = small
+    lam = 0.2
+    bcfw = make_solver("bcfw", t, lam, {"iterates": ["raw"]}, 0)
+    bcfw.run_until(2000 * t.n)
+    _, w_bcfw, bcfw_dual = bcfw.iterates()[0]
+    bcfw_primal = Objective(lam).primal(w_bcfw, t.evaluate(w_bcfw)[0])
+    nnz = []
+    for l1 in (0.0, 0.05, 0.3):
+        sap = make_solver("sap", t, lam, {}, 0, None, l1)
+        sap.run_until(1000 * t.n)
+        _, w, dual = sap.iterates()[0]
+        primal = Objective(lam, l1).primal(w, t.evaluate(w)[0])
+        assert -1e-12 <= primal - dual < 1e-6
+        if l1 == 0:
+            assert bcfw_dual < primal < bcfw_primal
+        u = sap.x.u
+        np.testing.assert_allclose(w, np.sign(u) * np.maximum(np.abs(u) - l1, 0) / lam,
+                                   atol=1e-6)
+        nnz.append(np.count_nonzero(np.abs(w) > 1e-9))
+    assert nnz[0] > nnz[1] > nnz[2]
+
+
 def test_directions_against_dense_vectors(small):
     """A direction ``x_i (x) R[0]``: add_direction (with lazy averages), direction_sqnorm,
     direction_dot and subtract_direction against the dense vector."""
@@ -279,7 +334,7 @@ def test_evaluate_against_enumeration(small):
         t.evaluate(w[:-1])
 
 
-@pytest.mark.parametrize("name", L2_SOLVERS)
+@pytest.mark.parametrize("name", L2_SOLVERS + ("sap",))
 def test_every_l2_solver_passes_check_solver_on_the_task(mc, name):
     cls = solver_class(name)
     assert "multiclass" in cls.task_kinds()
@@ -287,11 +342,12 @@ def test_every_l2_solver_passes_check_solver_on_the_task(mc, name):
         assert failure is None, (check, failure)
 
 
-def test_exactly_the_chain_part_solvers_refuse_it(mc):
+def test_only_online_eg_needs_kernels_it_does_not_declare(mc):
+    """Online EG needs the marginal kernels; the plugin declares SAP's, not those."""
     runs = {name for name, cls in SOLVERS.items() if cls.runs_on(mc.Task)}
-    assert runs == set(L2_SOLVERS)
+    assert runs == set(L2_SOLVERS) | {"sap"}
     for name in set(SOLVERS) - runs:
-        with pytest.raises(Incompatible, match="chain parts"):
+        with pytest.raises(Incompatible, match="it needs the kernels"):
             make_solver(name, mc.Task.tiny(), 0.1, {}, 0)
 
 

@@ -12,8 +12,10 @@ from ssvmbench.monitor import measure
 from ssvmbench.settings import resolve_objective
 from ssvmbench.solvers import make_solver
 from ssvmbench.solvers.l1_subgradient import project_l1_ball
-from ssvmbench.solvers.sap import _catch_up, beta_powers
-from ssvmbench.tasks import make_task
+from ssvmbench.solvers.sap import SplitWeights, _catch_up, beta_powers
+from ssvmbench.tasks import kernels, make_task
+
+from reference import phi_dense
 
 TASK = make_task(random_chains(30, 3, 6, lengths=(2, 5), seed=1), "hamming")
 
@@ -62,8 +64,8 @@ def test_sap_weak_duality_and_convergence(l1):
         rows = measure(solver, TASK, TASK)
         gaps.append(rows["gap"][0])
     assert min(gaps) >= -1e-10 and gaps[-1] < 1e-4 * gaps[0]
-    assert np.all(np.abs(solver.b) <= l1 + 1e-15)
-    assert solver.zeta.max() < 1e-2
+    assert np.all(np.abs(solver.x.b) <= l1 + 1e-15)
+    assert solver.sets.zeta.max() < 1e-2
     if l1 == 0:
         bcfw = make_solver("bcfw", TASK, 0.05, {}, 0)
         bcfw.run_until(3000 * TASK.n)
@@ -76,7 +78,7 @@ def test_sap_stops_when_every_zeta_is_below_theta():
     solver = make_solver("sap", TASK, 0.05, {"theta": 1e-2}, 0, None, 0.02)
     solver.run_until(5000 * TASK.n)
     assert solver.converged and solver.oracle_calls < 5000 * TASK.n
-    assert solver.zeta.max() < 1e-2 and solver.oracle_calls % TASK.n == 0
+    assert solver.sets.zeta.max() < 1e-2 and solver.oracle_calls % TASK.n == 0
 
 
 def test_larger_l1_gives_sparser_weights_with_the_kkt_conditions():
@@ -86,11 +88,46 @@ def test_larger_l1_gives_sparser_weights_with_the_kkt_conditions():
         solver = make_solver("sap", TASK, 0.05, {}, 0, None, l1)
         solver.run_until(600 * TASK.n)
         w = solver.state()[1]
-        u = solver.u
+        u = solver.x.u
         expected = np.sign(u) * np.maximum(np.abs(u) - l1, 0) / 0.05
         assert np.allclose(w, expected, atol=1e-6)
         nnz.append(np.count_nonzero(np.abs(w) > 1e-9))
     assert nnz[0] > nnz[1] > nnz[2]
+
+
+def test_active_set_kernels_against_dense_phi():
+    """The chain's kernels of stored labelings: labeling_score ``<w, phi(x_i, y)>``,
+    labeling_direction ``phi(y+) - phi(y-)``, direction_gram its squared norm,
+    add_direction_scores the scores after ``w += coef * direction``, example_features."""
+    t = TASK
+    rng = np.random.default_rng(4)
+    w = rng.normal(size=t.d)
+    U, _, _, R, E, zero = kernels.scratch(t.dims, t.data, t.max_len)
+    U2 = U.copy()
+    gram = kernels.gram_scratch(t.dims, t.data, t.max_len)
+    for i in range(t.n):
+        t0, T = t.data.offsets[i], t.data.offsets[i + 1] - t.data.offsets[i]
+        plus = rng.integers(0, t.n_labels, T).astype(np.int32)
+        minus = rng.integers(0, t.n_labels, T).astype(np.int32)
+        kernels.scores(w, 1.0, t.dims, t.data, i, U)
+        assert kernels.labeling_score(w, t.dims, t.data, i, U, T, plus) == pytest.approx(
+            w @ phi_dense(t, i, plus))
+        kernels.labeling_direction(t.data, i, T, plus, minus, R, E)
+        vec = phi_dense(t, i, plus) - phi_dense(t, i, minus)
+        after = np.zeros(t.d)
+        kernels.add_direction(after, 1.0, t.dims, t.data, t0, T, R, E, np.empty((0, 0)),
+                              np.empty(0))
+        np.testing.assert_allclose(after, vec, atol=1e-12)
+        assert kernels.direction_gram(t.dims, t.data, t0, T, R, E, zero, gram) == (
+            pytest.approx(vec @ vec))
+        assert not zero.any()
+        kernels.add_direction_scores(U, 0.3, t.data, T, R, E, gram)
+        kernels.scores(w + 0.3 * vec, 1.0, t.dims, t.data, i, U2)
+        np.testing.assert_allclose(U[:T], U2[:T], atol=1e-12)
+        rows = np.unique(kernels.example_features(t.data, i))
+        touched = np.flatnonzero(np.abs(vec[:t.dims[0] * t.n_labels]).reshape(t.dims).sum(1))
+        assert set(touched) <= set(rows)
+    np.testing.assert_array_equal(t.gold_labelings(), t.dataset.labels)
 
 
 def test_lazy_beta_steps_equal_the_eager_iteration():
@@ -102,8 +139,8 @@ def test_lazy_beta_steps_equal_the_eager_iteration():
         for _ in range(5):
             eager = min(max((u0 + kappa * eager) / (1 + kappa), -l1), l1)
         w, u, b = np.zeros(1), np.array([u0]), np.array([b0])
-        stamp = np.zeros(1, dtype=np.int64)
-        _catch_up(0, 1, 0, w, u, b, stamp, 5, lam, l1, beta_powers(r))
+        x = SplitWeights(w, u, b, np.zeros(1, dtype=np.int64), beta_powers(r), l1)
+        _catch_up(0, 1, 0, x, 5, lam)
         assert b[0] == pytest.approx(eager) and w[0] == pytest.approx((u0 - eager) / lam)
 
 
@@ -137,5 +174,5 @@ def test_solvers_refuse_what_they_do_not_solve():
     with pytest.raises(UserError, match="needs solver=sap"):
         make_solver("bcfw", TASK, 0.05, {}, 0, None, 0.1)
     boxes = make_task(load_scenes(n_train=5, n_test=5, size=40).train)
-    with pytest.raises(UserError, match="runs on chain tasks"):
+    with pytest.raises(UserError, match="not on boxes"):
         make_solver("sap", boxes, 0.05, {}, 0)

@@ -56,7 +56,6 @@ class Solver(ABC):
     averages_iterates = True # may it keep averaged iterates (avg, wavg, tavg)? (False: raw only)
     elastic_net = False      # may it run with l1 > 0 (elastic-net objective logged)?
     needs = CORE_KERNELS     # the task kernels it calls (ssvmbench.tasks.base.KERNEL_NAMES)
-    parts = ""               # the factor structure it is written for (Task.parts), or "" (any)
     kernel_oracles = True    # are its oracle calls the kernel API's (example_oracle, decode),
                              # which count them in task.data.calls (check-solver compares)?
 
@@ -102,15 +101,13 @@ class Solver(ABC):
 
     @classmethod
     def runs_on(cls, task_class):
-        """Whether the task class declares every kernel the solver needs (and its parts)."""
+        """Whether the task class declares every kernel the solver needs."""
         return not cls._lacks(task_class)
 
     @classmethod
     def _lacks(cls, task_class):
         """What the task lacks for this solver, in words ("" if nothing)."""
         missing = [k for k in cls.needs if k not in task_class.kernels]
-        if cls.parts and task_class.parts != cls.parts:
-            return f"it is written for {cls.parts} parts (Task.parts)"
         return f"it needs the kernels {missing}" if missing else ""
 
     @classmethod

@@ -23,45 +23,73 @@ move monotonically towards ``u``), and a step costs what the example touches.
 ``V_i`` holds at most ``solver.max_active`` labelings with ``alpha_i(y) > 0`` (entries that
 reach zero are dropped, as ``V_i = {y : alpha_i(y) > 0}`` in Section IV-A; a violator that
 finds a full set waits). The optimality measure ``zeta_i`` (IV.16) of the last visit of each
-example is kept (``SAP.zeta``). Chains only.
+example is kept (``SAP.sets.zeta``). It runs on the tasks that declare the kernels of stored
+labelings (:data:`~ssvmbench.tasks.base.ACTIVE_SET_KERNELS`; the chain's).
 """
+
+from typing import NamedTuple
 
 import numba as nb
 import numpy as np
 
 from ssvmbench.errors import UserError
 from ssvmbench.solvers.base import Solver
-from ssvmbench.tasks.chain import (add_direction, add_gram_scores, buffers, gram_sqnorm,
-                                   labeling_score, loss_unit, mistakes, psi_residual,
-                                   residual_gram, unary_scores, viterbi)
+from ssvmbench.tasks.base import ACTIVE_SET_KERNELS
+from ssvmbench.tasks.kernels import (add_direction, add_direction_scores, decode,
+                                     direction_gram, example_features, gram_scratch,
+                                     labeling_direction, labeling_score, scores, scratch)
+
+
+class SplitWeights(NamedTuple):
+    """``w = (u - b) / lam`` (III.6) with its parts ``u`` and ``b``, the beta step each row of
+    ``w[:F*L].reshape(F, L)`` has reached (``stamp``; the entry ``F`` for the tail after
+    ``F*L``), ``powers[k] = r^k`` (:func:`beta_powers`) and the L1 weight ``l1``."""
+
+    w: np.ndarray
+    u: np.ndarray
+    b: np.ndarray
+    stamp: np.ndarray
+    powers: np.ndarray
+    l1: float
+
+
+class ActiveSets(NamedTuple):
+    """The dual blocks ``alpha_i`` on their active sets ``V_i``: ``count[i]`` stored labelings
+    ``Y[k, rows of i]`` with weights ``alpha[i, k]`` and losses ``loss[i, k]``; ``zeta[i]``
+    (IV.16) of the last visit; ``ell = [b^T alpha]``."""
+
+    Y: np.ndarray
+    alpha: np.ndarray
+    loss: np.ndarray
+    count: np.ndarray
+    zeta: np.ndarray
+    ell: np.ndarray
 
 
 @nb.njit(cache=True, fastmath={"nnan", "ninf", "nsz"})
-def _catch_up(lo, hi, row, w, u, b, stamp, step, lam, l1, powers):
+def _catch_up(lo, hi, row, x, step, lam):
     """Bring the coordinates ``lo:hi`` (one row of ``w``, with one ``stamp``) to beta step
-    ``step`` (lazy closed form) and refresh their ``w``; ``powers[k] = r^k``
-    (:func:`beta_powers`; beyond the table ``r^k`` is 0)."""
-    k = step - stamp[row]
+    ``step`` (lazy closed form) and refresh their ``w``; beyond the table of powers ``r^k``
+    is 0."""
+    k = step - x.stamp[row]
     if k > 0:
-        p = powers[k] if k < len(powers) else 0.0
+        p = x.powers[k] if k < len(x.powers) else 0.0
         inv = 1.0 / lam
+        w, u, b, l1 = x.w, x.u, x.b, x.l1
         for j in range(lo, hi):
             v = min(max(u[j] + (b[j] - u[j]) * p, -l1), l1)
             b[j] = v
             w[j] = (u[j] - v) * inv
-        stamp[row] = step
+        x.stamp[row] = step
 
 
 @nb.njit(cache=True)
-def _catch_up_example(dims, data, t0, T, w, u, b, stamp, step, lam, l1, powers):
-    """:func:`_catch_up` on what an example touches: its tokens' unary rows (stamp per
-    feature) and the transition / bias block (stamp ``F``)."""
-    feat_ptr, feat_idx = data[2], data[3]
+def _catch_up_example(dims, data, i, x, step, lam):
+    """:func:`_catch_up` on what example ``i`` touches: its feature rows and the tail."""
     F, L = dims
-    for p in range(feat_ptr[t0], feat_ptr[t0 + T]):
-        f = feat_idx[p]
-        _catch_up(f * L, f * L + L, f, w, u, b, stamp, step, lam, l1, powers)
-    _catch_up(F * L, len(w), F, w, u, b, stamp, step, lam, l1, powers)
+    for f in example_features(data, i):
+        _catch_up(f * L, f * L + L, f, x, step, lam)
+    _catch_up(F * L, len(x.w), F, x, step, lam)
 
 
 def beta_powers(r):
@@ -74,49 +102,47 @@ def beta_powers(r):
 
 
 @nb.njit(cache=True)
-def sap_steps(w, u, b, stamp, step, Y, alpha, loss, count, zeta, ell, dims, data, normalized,
-              order, lam, l1, mu, powers, max_smo, max_len):
-    """Algorithm 2 for the examples ``order``; returns the new beta-step counter."""
-    offsets, labels = data[0], data[1]
-    n = len(offsets) - 1
+def sap_steps(problem, x, sets, step, order, mu, max_smo, max_len):
+    """Algorithm 2 for the examples ``order`` (``x`` the :class:`SplitWeights`, ``sets`` the
+    :class:`ActiveSets`); returns the new beta-step counter."""
+    dims, data, lam = problem.dims, problem.data, problem.lam
+    w, Y, alpha, loss, count = x.w, sets.Y, sets.alpha, sets.loss, sets.count
+    n = len(data[0]) - 1
     cap = Y.shape[0]
-    U, delta, y, R, E = buffers(max_len, dims[1])
-    x_dense = np.zeros(dims[0])
-    K, rows = np.empty((max_len, max_len)), np.empty(max_len, dtype=np.int64)
+    U, delta, y, R, E, dense = scratch(dims, data, max_len)
+    gram = gram_scratch(dims, data, max_len)
     no_U, no_C = np.empty((0, 0)), np.empty(0)
     moved = np.zeros(cap)
     g = np.empty(cap)
     for i in order:
-        t0 = offsets[i]
-        T = offsets[i + 1] - t0
-        gold = labels[t0:t0 + T]
-        unit = loss_unit(normalized, T)
-        _catch_up_example(dims, data, t0, T, w, u, b, stamp, step, lam, l1, powers)
-        unary_scores(w, 1.0, dims, data, i, U)
-        top = viterbi(w, 1.0, dims, U, T, gold, unit, delta, y)      # (IV.15)
-        gold_score = labeling_score(w, 1.0, dims, U, T, gold)
+        t0 = data[0][i]
+        _catch_up_example(dims, data, i, x, step, lam)
+        T = scores(w, 1.0, dims, data, i, U)
+        y_loss = decode(w, dims, data, problem.normalized, i, U, T, delta, y)   # (IV.15)
+        top = y_loss + labeling_score(w, dims, data, i, U, T, y)
+        gold_score = labeling_score(w, dims, data, i, U, T, Y[0, t0:t0 + T])
         low = np.inf
         known = False
         for k in range(count[i]):
             Yk = Y[k, t0:t0 + T]
-            low = min(low, loss[i, k] + labeling_score(w, 1.0, dims, U, T, Yk) - gold_score)
+            low = min(low, loss[i, k] + labeling_score(w, dims, data, i, U, T, Yk) - gold_score)
             same = True
             for t in range(T):
                 if Yk[t] != y[t]:
                     same = False
                     break
             known = known or same
-        zeta[i] = (top - gold_score) - low                               # (IV.16)
+        sets.zeta[i] = (top - gold_score) - low                          # (IV.16)
         if not known and count[i] < cap:
             k = count[i]
             Y[k, t0:t0 + T] = y[:T]
             alpha[i, k] = 0.0
-            loss[i, k] = mistakes(gold, y, T) * unit
+            loss[i, k] = y_loss
             count[i] += 1
         moved[:count[i]] = 0.0
         for _ in range(max_smo):                                         # alpha-SUB (IV.13)
             for k in range(count[i]):
-                s = labeling_score(w, 1.0, dims, U, T, Y[k, t0:t0 + T])
+                s = labeling_score(w, dims, data, i, U, T, Y[k, t0:t0 + T])
                 g[k] = loss[i, k] + s - mu * moved[k]
             p, q = 0, -1
             for k in range(count[i]):
@@ -127,18 +153,17 @@ def sap_steps(w, u, b, stamp, step, Y, alpha, loss, count, zeta, ell, dims, data
                     q = k
             if q < 0 or g[p] - g[q] <= 1e-12:
                 break
-            psi_residual(Y[q, t0:t0 + T], Y[p, t0:t0 + T], T, R, E)   # phi(y_q) - phi(y_p)
-            m = residual_gram(dims, data, t0, T, R, x_dense, K, rows)
-            sq = gram_sqnorm(K, rows, m, T, R, E)
+            labeling_direction(data, i, T, Y[q, t0:t0 + T], Y[p, t0:t0 + T], R, E)
+            sq = direction_gram(dims, data, t0, T, R, E, dense, gram)    # phi(y_q) - phi(y_p)
             t = min(alpha[i, q], (g[p] - g[q]) / (sq / (lam * n) + 2.0 * mu))
             alpha[i, p] += t
             alpha[i, q] -= t
             moved[p] += t
             moved[q] -= t
-            ell[0] += t * (loss[i, p] - loss[i, q]) / n
-            add_direction(u, t / n, dims, data, t0, T, R, E, no_U, no_C)
+            sets.ell[0] += t * (loss[i, p] - loss[i, q]) / n
+            add_direction(x.u, t / n, dims, data, t0, T, R, E, no_U, no_C)
             add_direction(w, t / (lam * n), dims, data, t0, T, R, E, no_U, no_C)
-            add_gram_scores(U, t / (lam * n), K, rows, m, T, R)    # = unary_scores of w
+            add_direction_scores(U, t / (lam * n), data, T, R, E, gram)   # = scores of w
         k = 0
         while k < count[i]:                                  # V_i = {y : alpha_i(y) > 0}
             if alpha[i, k] <= 0.0:
@@ -150,25 +175,24 @@ def sap_steps(w, u, b, stamp, step, Y, alpha, loss, count, zeta, ell, dims, data
             else:
                 k += 1
         step += 1                                                        # beta step (IV.14)
-        _catch_up_example(dims, data, t0, T, w, u, b, stamp, step, lam, l1, powers)
+        _catch_up_example(dims, data, i, x, step, lam)
     return step
 
 
 @nb.njit(cache=True)
-def catch_up_all(dims, w, u, b, stamp, step, lam, l1, powers):
+def catch_up_all(dims, x, step, lam):
     """Apply every pending beta step (before ``w`` is read as a whole)."""
     F, L = dims
     for f in range(F):
-        _catch_up(f * L, f * L + L, f, w, u, b, stamp, step, lam, l1, powers)
-    _catch_up(F * L, len(w), F, w, u, b, stamp, step, lam, l1, powers)
+        _catch_up(f * L, f * L + L, f, x, step, lam)
+    _catch_up(F * L, len(x.w), F, x, step, lam)
 
 
 class SAP(Solver):
     name = "sap"
     elastic_net = True
-    parts = "chain"         # its steps read and write the chain's token and bigram parts
+    needs = ("scratch", "scores", "decode", "add_direction") + ACTIVE_SET_KERNELS
     default_iterates = ("raw",)
-    kernel_oracles = False   # runs the chain's Viterbi on its own scores (IV.15)
     averages_iterates = False   # logs its raw iterate only
     options = {"sampling": ("sequential", "permutation", "uniform")}
     numbers = {"mu": 1e-3, "nu": 1e-3, "max_smo": 3, "max_active": 16, "theta": None}
@@ -186,19 +210,17 @@ class SAP(Solver):
         C = 1.0 / (n * (self.lam + self.l1))           # OP5's scale with rho1 + rho2 = 1
         rho2 = self.lam / (self.lam + self.l1)
         kappa = nu * rho2 * C
-        self.powers = beta_powers(kappa / (1.0 + kappa))
         self.max_smo = int(max_smo)
-        self.w, self.u, self.b = np.zeros(d), np.zeros(d), np.zeros(d)
-        self.stamp = np.zeros(task.dims[0] + 1, dtype=np.int64)     # per feature row + tail
+        self.x = SplitWeights(np.zeros(d), np.zeros(d), np.zeros(d),
+                              np.zeros(task.dims[0] + 1, dtype=np.int64),
+                              beta_powers(kappa / (1.0 + kappa)), self.l1)
         self.step = 0
-        self.ell = np.zeros(1)
-        self.Y = np.zeros((int(cap), task.n_rows), dtype=np.int32)
-        self.Y[0] = task.dataset.labels
-        self.alpha = np.zeros((n, int(cap)))
-        self.alpha[:, 0] = 1.0
-        self.loss = np.zeros((n, int(cap)))
-        self.count = np.ones(n, dtype=np.int64)
-        self.zeta = np.full(n, np.inf)
+        Y = np.zeros((int(cap), task.n_rows), dtype=np.int32)
+        Y[0] = task.gold_labelings()
+        alpha = np.zeros((n, int(cap)))
+        alpha[:, 0] = 1.0
+        self.sets = ActiveSets(Y, alpha, np.zeros((n, int(cap))), np.ones(n, dtype=np.int64),
+                               np.full(n, np.inf), np.zeros(1))
 
     def next_indices(self, budget):
         """Examples in order 1..n (Algorithm 2), unless ``solver.sampling`` says otherwise."""
@@ -209,16 +231,12 @@ class SAP(Solver):
 
     def advance(self, budget):
         order = self.next_indices(budget)
-        t = self.task
-        self.step = sap_steps(self.w, self.u, self.b, self.stamp, self.step, self.Y,
-                              self.alpha, self.loss, self.count, self.zeta, self.ell, t.dims,
-                              t.data, t.normalized, order, self.lam, self.l1, self.opts["mu"],
-                              self.powers, self.max_smo, t.max_len)
+        self.step = sap_steps(self.problem, self.x, self.sets, self.step, order,
+                              self.opts["mu"], self.max_smo, self.task.max_len)
         theta = self.opts["theta"]                 # Algorithm 2: stop when all zeta_i < theta
-        self.converged = theta is not None and bool(np.all(self.zeta < theta))
+        self.converged = theta is not None and bool(np.all(self.sets.zeta < theta))
         return len(order)
 
     def state(self):
-        catch_up_all(self.task.dims, self.w, self.u, self.b, self.stamp, self.step, self.lam,
-                     self.l1, self.powers)
-        return 1.0, self.w, self.ell[0]
+        catch_up_all(self.task.dims, self.x, self.step, self.lam)
+        return 1.0, self.x.w, self.sets.ell[0]

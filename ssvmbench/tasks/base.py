@@ -24,7 +24,12 @@ DIRECTION_KERNELS = ("direction_sqnorm", "direction_dot", "subtract_direction", 
 DUAL_KERNELS = ("init_marginals", "dual_residual", "move_marginals",
                 "weights_from_average")        # the factored BCFW dual state ("marginals")
 LABELING_KERNELS = ("labeling_hinge", "add_labeling")   # stored labelings (cutting plane)
-KERNEL_NAMES = CORE_KERNELS + DIRECTION_KERNELS + DUAL_KERNELS + LABELING_KERNELS
+ACTIVE_SET_KERNELS = ("labeling_score", "labeling_direction", "gram_scratch", "direction_gram",
+                      "add_direction_scores", "example_features")   # SAP's alpha-SUB, beta steps
+MARGINAL_KERNELS = ("part_scores", "marginals_scratch", "part_marginals", "expected_loss",
+                    "gold_marginals", "store_marginals", "marginals_direction")   # online EG
+KERNEL_NAMES = (CORE_KERNELS + DIRECTION_KERNELS + DUAL_KERNELS + LABELING_KERNELS
+                + ACTIVE_SET_KERNELS + MARGINAL_KERNELS)
 COUNTED = {"example_oracle": 6, "decode": 2}   # oracle calls: position of their data argument
 
 
@@ -58,9 +63,7 @@ class Task(ABC):
     ``kernels``       ``{name: compiled function}`` for the names of :data:`KERNEL_NAMES` it
                       implements (at least :data:`CORE_KERNELS`);
     ``LOSSES``        the task losses it supports, the first its default;
-    ``oracles``       the hinge oracles it can run (Casimir Table 1);
-    ``parts``         the factor structure some solvers are written for (``"chain"``: token
-                      and label-bigram parts, SAP and online EG), or ``""``.
+    ``oracles``       the hinge oracles it can run (Casimir Table 1).
 
     Attributes an instance sets in ``__init__(dataset, loss)``:
 
@@ -86,7 +89,6 @@ class Task(ABC):
     kernels = {}
     LOSSES = ()
     oracles = ("max",)
-    parts = ""
 
     @abstractmethod
     def __init__(self, dataset, loss):
@@ -118,3 +120,15 @@ class Task(ABC):
     def dual_size(self):
         """Entries of the flat dual state of :meth:`dual_views`."""
         return self.n_rows * self.n_labels + self.n_labels**2
+
+    def gold_labelings(self):
+        """The gold labeling of every example in the kernels' labeling format (example ``i``'s
+        ``y[:T]`` at its rows), an int32 array of ``n_rows``: SAP's first stored labeling.
+        Tasks declaring :data:`ACTIVE_SET_KERNELS` implement it."""
+        raise NotImplementedError(f"the {self.kind} task keeps no gold labelings")
+
+    def marginal_sizes(self):
+        """``(pair potentials, pair marginals)``: entries per example of the part potentials
+        and stored marginals beyond the rows' (``g`` of ``part_scores``, ``pairs`` of
+        ``store_marginals``). Tasks declaring :data:`MARGINAL_KERNELS` implement it."""
+        raise NotImplementedError(f"the {self.kind} task keeps no marginals")

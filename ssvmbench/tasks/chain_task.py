@@ -8,8 +8,8 @@ import numpy as np
 from ssvmbench.data.sequences import ChainDataset
 from ssvmbench.data.synthetic import random_chains
 from ssvmbench.errors import UserError
-from ssvmbench.tasks import chain, oracles
-from ssvmbench.tasks.base import Task
+from ssvmbench.tasks import chain, chain_parts, oracles
+from ssvmbench.tasks.base import ACTIVE_SET_KERNELS, MARGINAL_KERNELS, Task
 
 
 class ChainTask(Task):
@@ -34,10 +34,10 @@ class ChainTask(Task):
         "move_marginals": chain.move_marginals,
         "weights_from_average": chain.weights_from_average,
         "labeling_hinge": chain.labeling_hinge, "add_labeling": chain.add_labeling,
+        **{name: getattr(chain_parts, name) for name in ACTIVE_SET_KERNELS + MARGINAL_KERNELS},
     }
     LOSSES = ("normalized_hamming", "hamming")
     oracles = ("max", "topk", "exp")
-    parts = "chain"
 
     def __init__(self, ds: ChainDataset, loss="normalized_hamming"):
         if loss not in self.LOSSES:
@@ -58,6 +58,14 @@ class ChainTask(Task):
     @classmethod
     def tiny(cls):
         return cls(random_chains(12, 3, 5, lengths=(1, 4), seed=0), cls.LOSSES[0])
+
+    def gold_labelings(self):
+        return self.dataset.labels
+
+    def marginal_sizes(self):
+        """Transitions, first and last label per sequence; the bigram marginals."""
+        L = self.n_labels
+        return L * L + 2 * L, L * L
 
     def evaluate(self, w, with_hinge=True):
         """``(mean hinge, mean normalized Hamming, predicted labels)`` at ``w``."""

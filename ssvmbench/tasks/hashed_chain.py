@@ -56,7 +56,6 @@ class HashedChainTask(ChainTask):
     kind = "hashed_chain"
     dataset_type = HashedChainDataset
     data_type = HashedChainData
-    parts = ""          # w is hashed: not the chain's parts (SAP, online EG)
 
     def __init__(self, ds: HashedChainDataset, loss="normalized_hamming"):
         super().__init__(ds, loss)

@@ -42,6 +42,31 @@ R, E)``, ``move_marginals(mu, Psum, blocks, data, i, t0, T, gamma, R, E, avg_U, 
 ``labeling_hinge(w, dims, data, normalized, i, T, y)``, ``add_labeling(g, coef, dims, data,
 i, T, y)``
     one stored labeling's hinge term; ``g += coef * (phi(y) - phi(y_i))``.
+``labeling_score(w, dims, data, i, U, T, y) -> <w, phi(x_i, y)>`` given the scores ``U`` of
+``w``; ``labeling_direction(data, i, T, y_plus, y_minus, R, E)``: ``(R, E) = phi(x_i, y_plus)
+- phi(x_i, y_minus)``
+    stored labelings (SAP's active sets; the gold ones from :meth:`Task.gold_labelings
+    <ssvmbench.tasks.base.Task.gold_labelings>`).
+``gram_scratch(dims, data, max_len) -> gram``, ``direction_gram(dims, data, t0, T, R, E,
+dense, gram) -> ||(R, E)||^2``, ``add_direction_scores(U, coef, data, T, R, E, gram)``
+    the squared norm of a direction, keeping in ``gram`` what updating the scores ``U`` of
+    ``w`` after ``w += coef * (R, E)`` then needs (no feature reads).
+``example_features(data, i)``
+    the rows of ``w[:F*L].reshape(F, L)`` that example ``i``'s directions touch (repeats
+    allowed); the entries after ``F*L`` may be touched by every example (SAP's lazy steps).
+``part_scores(w, dims, data, normalized, i, U, T, G, g)``
+    the loss-augmented scores of example ``i``'s parts given ``U``: rows ``G`` (``T x L``),
+    the pair part ``g`` (:meth:`Task.marginal_sizes
+    <ssvmbench.tasks.base.Task.marginal_sizes>` entries).
+``marginals_scratch(dims, data, max_len) -> work``, ``part_marginals(dims, data, i, T, V, v,
+work, R, E)``
+    the marginals of ``p(y) ~ exp(<(V, v), parts(y)>)`` as a direction ``(R, E)``, the
+    expected ``phi(x_i, y)``.
+``expected_loss(data, normalized, i, T, R) -> E_p L_i(y)`` from the row marginals ``R``.
+``gold_marginals(data, i, T, rows, pairs)``, ``store_marginals(data, T, R, E, rows, pairs)``,
+``marginals_direction(data, T, R, E, rows, pairs, D, Ed)``
+    stored marginals (rows and pairs) of the point mass on ``y_i`` or of ``(R, E)``; the
+    direction ``(D, Ed) = (R, E) - (rows, pairs)`` (online EG's blocks).
 ``mean_hinge_and_gradient(w, dims, data, normalized, kind, K, mu, bufs, max_len, g)``
     a full pass: the mean hinge, and its gradient into ``g`` (n oracle calls).
 Composite steps the solvers expose: :func:`ssvmbench.solvers.bcfw.block_gap` and
@@ -127,6 +152,19 @@ move_marginals = _dispatch("move_marginals")
 weights_from_average = _dispatch("weights_from_average")
 labeling_hinge = _dispatch("labeling_hinge")
 add_labeling = _dispatch("add_labeling")
+labeling_score = _dispatch("labeling_score")
+labeling_direction = _dispatch("labeling_direction")
+gram_scratch = _dispatch("gram_scratch")
+direction_gram = _dispatch("direction_gram")
+add_direction_scores = _dispatch("add_direction_scores")
+example_features = _dispatch("example_features")
+part_scores = _dispatch("part_scores")
+marginals_scratch = _dispatch("marginals_scratch")
+part_marginals = _dispatch("part_marginals")
+expected_loss = _dispatch("expected_loss")
+gold_marginals = _dispatch("gold_marginals")
+store_marginals = _dispatch("store_marginals")
+marginals_direction = _dispatch("marginals_direction")
 
 
 @nb.njit(cache=True)

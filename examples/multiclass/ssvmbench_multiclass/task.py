@@ -96,6 +96,9 @@ class MulticlassTask(Task):
     def tiny(cls):
         return cls(random_multiclass(12, 5, 4, seed=0), cls.LOSSES[0])
 
+    def gold_labelings(self):
+        return self.dataset.labels.astype(np.int32)
+
     def dual_size(self):
         """The dual state is ``mu`` alone (``n x L``): no label-bigram marginals."""
         return self.n_rows * self.n_labels
@@ -213,13 +216,14 @@ def add_direction(w, coef, dims, data, t0, T, R, E, U, C):
 def direction_sqnorm(dims, data, t0, T, R, E, x_dense):
     """``||x_{t0} (x) R[0]||^2 = ||x_{t0}||^2 ||R[0]||^2`` (distinct feature ids per row);
     ``x_dense`` is not needed."""
-    xx = 0.0
-    for p in range(data.feat_ptr[t0], data.feat_ptr[t0 + 1]):
-        xx += data.feat_val[p] * data.feat_val[p]
-    rr = 0.0
-    for l in range(dims[1]):
-        rr += R[0, l] * R[0, l]
-    return xx * rr
+    return feature_sqnorm(data, t0) * (R[0] @ R[0])
+
+
+@nb.njit(cache=True)
+def feature_sqnorm(data, i):
+    """``||x_i||^2``."""
+    x = data.feat_val[data.feat_ptr[i]:data.feat_ptr[i + 1]]
+    return x @ x
 
 
 @nb.njit(cache=True)
@@ -338,6 +342,49 @@ def evaluate(w, dims, data, with_hinge, predictions):
                 top, _ = loss_augmented_argmax(U, gold, L)
                 hinges[i] = top - U[0, gold]
     return mean_in_order(hinges) if with_hinge else np.nan, mean_in_order(losses)
+
+
+# ----------------------------------- stored labels (SAP's active sets: the elastic-net SVM)
+
+
+@nb.njit(cache=True)
+def labeling_score(w, dims, data, i, U, T, y):
+    """``<w, phi(x_i, y)> = U[0, y[0]]``."""
+    return U[0, y[0]]
+
+
+@nb.njit(cache=True)
+def labeling_direction(data, i, T, y_plus, y_minus, R, E):
+    """``R[0] = e_{y_plus} - e_{y_minus}``: ``phi(x_i, y_plus) - phi(x_i, y_minus)``."""
+    R[0, :] = 0.0
+    R[0, y_plus[0]] += 1.0
+    R[0, y_minus[0]] -= 1.0
+    E[2][0] = 0
+
+
+@nb.njit(cache=True)
+def gram_scratch(dims, data, max_len):
+    """The record of :func:`direction_gram`: ``||x_i||^2``."""
+    return np.zeros(1)
+
+
+@nb.njit(cache=True)
+def direction_gram(dims, data, t0, T, R, E, dense, gram):
+    """:func:`direction_sqnorm`, keeping ``||x_i||^2`` in ``gram``."""
+    gram[0] = feature_sqnorm(data, t0)
+    return gram[0] * (R[0] @ R[0])
+
+
+@nb.njit(cache=True)
+def add_direction_scores(U, coef, data, T, R, E, gram):
+    """The scores after ``w += coef * x_i (x) R[0]``: ``U[0] += coef ||x_i||^2 R[0]``."""
+    U[0] += coef * gram[0] * R[0]
+
+
+@nb.njit(cache=True)
+def example_features(data, i):
+    """The feature rows of ``w`` example ``i`` touches: its features."""
+    return data.feat_idx[data.feat_ptr[i]:data.feat_ptr[i + 1]]
 
 
 # one score row per example: the chain's scratch and subtraction
