@@ -78,9 +78,9 @@ def test_each_trial_step_is_an_oracle_call():
 
 def test_marginal_kernels_against_enumeration():
     """part_marginals: ``E_p phi(x_i, y)`` for ``p(y) ~ exp(<(V, v), parts(y)>)`` (the token
-    marginals and bigram sums); expected_loss ``E_p L_i``; gold_marginals the point mass on
-    ``y_i``; marginals_direction the difference as a direction in ``w``-space; part_scores
-    the loss-augmented part scores."""
+    marginals and bigram sums), ``E_p L_i`` and the direction from the stored marginals
+    (here gold_marginals, the point mass on ``y_i``); store_marginals keeps them;
+    part_scores the loss-augmented part scores."""
     task = ChainTask(random_chains(5, 3, 3, lengths=(1, 4), seed=2), "hamming")
     L, F = task.n_labels, task.dims[0]
     n_pot, n_marg = task.marginal_sizes()
@@ -98,20 +98,24 @@ def test_marginal_kernels_against_enumeration():
         for y in itertools.product(range(L), repeat=T):
             p[y] = np.exp(sum(V[t, y[t]] for t in range(T)) + w_parts @ phi_dense(task, i, y))
         z = sum(p.values())
-        kernels.part_marginals(task.dims, task.data, i, T, V, v, work, R, E)
+        kernels.gold_marginals(task.data, i, T, rows, pairs)
+        value = kernels.part_marginals(task.dims, task.data, False, i, T, V, v, work, rows,
+                                       pairs, R, E, D, Ed)
         token = sum(q / z * np.eye(L)[list(y)] for y, q in p.items())
         np.testing.assert_allclose(R[:T], token, atol=1e-12)
         bigrams = sum(q / z * phi_dense(task, i, y)[F * L:F * L + L * L] for y, q in p.items())
         np.testing.assert_allclose(E[1][:L * L], bigrams, atol=1e-12)
         loss = sum(q / z * np.sum(np.array(y) != gold) for y, q in p.items())
         assert kernels.expected_loss(task.data, False, i, T, R) == pytest.approx(loss)
-        kernels.gold_marginals(task.data, i, T, rows, pairs)
-        kernels.marginals_direction(task.data, T, R, E, rows, pairs, D, Ed)
+        assert value == pytest.approx(loss)
         mean_phi = sum(q / z * phi_dense(task, i, y) for y, q in p.items())
         after = np.zeros(task.d)
         kernels.add_direction(after, 1.0, task.dims, task.data, t0, T, D, Ed,
                               np.empty((0, 0)), np.empty(0))
         np.testing.assert_allclose(after, mean_phi - phi_dense(task, i, gold), atol=1e-12)
+        kernels.store_marginals(task.data, T, R, E, rows, pairs)
+        np.testing.assert_array_equal(rows[:T], R[:T])
+        np.testing.assert_allclose(pairs, bigrams, atol=1e-12)
         w = rng.normal(size=task.d)
         T = kernels.scores(w, 1.0, task.dims, task.data, i, U)
         G, g = np.empty((task.max_len, L)), np.empty(n_pot)

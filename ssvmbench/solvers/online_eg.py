@@ -26,7 +26,7 @@ from ssvmbench.errors import UserError
 from ssvmbench.solvers.base import Solver
 from ssvmbench.tasks.base import MARGINAL_KERNELS
 from ssvmbench.tasks.kernels import (add_direction, direction_dot, direction_sqnorm,
-                                     expected_loss, gold_marginals, marginals_direction,
+                                     expected_loss, gold_marginals,
                                      marginals_scratch, part_marginals, part_scores, scores,
                                      scratch, store_marginals)
 
@@ -45,23 +45,22 @@ class Blocks(NamedTuple):
     ell: np.ndarray
 
 
-@nb.njit(cache=True)
-def _try(problem, blocks, i, t0, T, V, v, work, U, R, E, D, Ed, dense, old_loss, accept_all):
+@nb.njit(cache=True, inline="always")
+def _try(problem, blocks, i, t0, T, V, v, bufs, old_loss, accept_all):
     """Move block ``i`` to the marginals of the potentials ``(V, v)`` if the dual increases
-    (or ``accept_all``): returns whether it moved."""
+    (or ``accept_all``): returns whether it moved. ``bufs``: :func:`_buffers`."""
     dims, data, lam = problem.dims, problem.data, problem.lam
+    work, U, R, E, D, Ed, dense, no_U, no_C = bufs
     n = len(data[0]) - 1
     coef = 1.0 / (lam * n)
-    part_marginals(dims, data, i, T, V, v, work, R, E)
     rows = blocks.rows[t0:t0 + T]
-    marginals_direction(data, T, R, E, rows, blocks.pairs[i], D, Ed)
-    d_ell = (expected_loss(data, problem.normalized, i, T, R) - old_loss) / n
+    d_ell = (part_marginals(dims, data, problem.normalized, i, T, V, v, work, rows,
+                            blocks.pairs[i], R, E, D, Ed) - old_loss) / n
     if not accept_all:
         dot = -coef * direction_dot(blocks.w, dims, data, U, T, D, Ed)
         sq = coef * coef * direction_sqnorm(dims, data, t0, T, D, Ed, dense)
         if not d_ell - lam * (dot + 0.5 * sq) > 0.0:
             return False
-    no_U, no_C = np.empty((0, 0)), np.empty(0)
     add_direction(blocks.w, -coef, dims, data, t0, T, D, Ed, no_U, no_C)
     blocks.ell[0] += d_ell
     store_marginals(data, T, R, E, rows, blocks.pairs[i])
@@ -71,28 +70,35 @@ def _try(problem, blocks, i, t0, T, V, v, work, U, R, E, D, Ed, dense, old_loss,
 
 
 @nb.njit(cache=True)
+def _buffers(dims, data, max_len):
+    """Work arrays of a pass: the marginals' work, scores ``U``, marginals ``(R, E)``, a
+    direction ``(D, Ed)``, the all-zero vector and an empty lazy-average record."""
+    U, _, _, R, E, dense = scratch(dims, data, max_len)
+    _, _, _, D, Ed, _ = scratch(dims, data, max_len)
+    return (marginals_scratch(dims, data, max_len), U, R, E, D, Ed, dense, np.empty((0, 0)),
+            np.empty(0))
+
+
+@nb.njit(cache=True)
 def init_uniform(problem, blocks, max_len):
     """``alpha_i`` uniform (the marginals at zero potentials), moved to from ``e_{y_i}``
     (``w = 0``): ``w = 1/(lam n) sum_i (phi(y_i) - E phi)`` and ``ell = sum_i E L_i / n``."""
     dims, data = problem.dims, problem.data
     n = len(data[0]) - 1
-    U, _, _, R, E, dense = scratch(dims, data, max_len)
-    _, _, _, D, Ed, _ = scratch(dims, data, max_len)
-    work = marginals_scratch(dims, data, max_len)
+    bufs = _buffers(dims, data, max_len)
     V, v = np.zeros((max_len, dims[1])), np.zeros(blocks.theta_pairs.shape[1])
     for i in range(n):
         t0, T = data[0][i], data[0][i + 1] - data[0][i]
         gold_marginals(data, i, T, blocks.rows[t0:t0 + T], blocks.pairs[i])
-        _try(problem, blocks, i, t0, T, V, v, work, U, R, E, D, Ed, dense, 0.0, True)
+        _try(problem, blocks, i, t0, T, V, v, bufs, 0.0, True)
 
 
 @nb.njit(cache=True)
 def eg_steps(problem, blocks, order, max_halvings, max_len):
     """Visits ``order``; returns the exp-oracle calls made (one per trial step)."""
     dims, data = problem.dims, problem.data
-    U, _, _, R, E, dense = scratch(dims, data, max_len)
-    _, _, _, D, Ed, _ = scratch(dims, data, max_len)
-    work = marginals_scratch(dims, data, max_len)
+    bufs = _buffers(dims, data, max_len)
+    U = bufs[1]
     G, V = np.empty((max_len, dims[1])), np.empty((max_len, dims[1]))
     g, v = np.empty(blocks.theta_pairs.shape[1]), np.empty(blocks.theta_pairs.shape[1])
     calls = 0
@@ -103,11 +109,13 @@ def eg_steps(problem, blocks, order, max_halvings, max_len):
         old_loss = expected_loss(data, problem.normalized, i, T, blocks.rows[t0:t0 + T])
         step = blocks.eta[i]
         for trial in range(max_halvings + 1):
-            V[:T] = blocks.theta[t0:t0 + T] + step * G[:T]
-            v[:] = blocks.theta_pairs[i] + step * g
+            for t in range(T):
+                for l in range(dims[1]):
+                    V[t, l] = blocks.theta[t0 + t, l] + step * G[t, l]
+            for q in range(len(v)):
+                v[q] = blocks.theta_pairs[i, q] + step * g[q]
             calls += 1
-            if _try(problem, blocks, i, t0, T, V, v, work, U, R, E, D, Ed, dense, old_loss,
-                    False):
+            if _try(problem, blocks, i, t0, T, V, v, bufs, old_loss, False):
                 break
             step *= 0.5
         blocks.eta[i] = 1.05 * step

@@ -27,7 +27,7 @@ LABELING_KERNELS = ("labeling_hinge", "add_labeling")   # stored labelings (cutt
 ACTIVE_SET_KERNELS = ("labeling_score", "labeling_direction", "gram_scratch", "direction_gram",
                       "add_direction_scores", "example_features")   # SAP's alpha-SUB, beta steps
 MARGINAL_KERNELS = ("part_scores", "marginals_scratch", "part_marginals", "expected_loss",
-                    "gold_marginals", "store_marginals", "marginals_direction")   # online EG
+                    "gold_marginals", "store_marginals")   # online EG
 KERNEL_NAMES = (CORE_KERNELS + DIRECTION_KERNELS + DUAL_KERNELS + LABELING_KERNELS
                 + ACTIVE_SET_KERNELS + MARGINAL_KERNELS)
 COUNTED = {"example_oracle": 6, "decode": 2}   # oracle calls: position of their data argument

@@ -83,14 +83,24 @@ def marginals_scratch(dims, data, max_len):
 
 
 @nb.njit(cache=True)
-def part_marginals(dims, data, i, T, V, v, work, R, E):
+def part_marginals(dims, data, normalized, i, T, V, v, work, rows, pairs, R, E, D, Ed):
     """Marginals of ``p(y) ~ exp(<(V, v), parts(y)>)`` over the labelings of sequence ``i``
     (potentials ``V`` per token and label, ``v`` laid out as the tail of ``w``): the exp
     oracle at ``mu = 1`` on the potentials, token marginals into ``R``, the bigram
-    marginals summed over positions into ``E`` (dense, all ``L^2`` keys in order)."""
+    marginals summed over positions into ``E`` (dense, all ``L^2`` keys in order); the
+    direction ``(D, Ed) = (R, E) - (rows, pairs)`` from the stored marginals; returns
+    ``E_p L_i(y)``."""
     t0 = data[0][i]
     L = dims[1]
     exp_oracle(v, 1.0, (0, L), V, T, data[1][t0:t0 + T], 0.0, 1.0, work, R, E)
+    for t in range(T):
+        for l in range(L):
+            D[t, l] = R[t, l] - rows[t, l]
+    for q in range(len(pairs)):
+        Ed[0][q] = q
+        Ed[1][q] = E[1][q] - pairs[q]
+    Ed[2][0] = len(pairs)
+    return expected_loss(data, normalized, i, T, R)
 
 
 @nb.njit(cache=True)
@@ -124,15 +134,3 @@ def store_marginals(data, T, R, E, rows, pairs):
     marginals (``T x L``), ``pairs`` the bigram marginals (``L^2``)."""
     rows[:T] = R[:T]
     pairs[:] = E[1][:len(pairs)]
-
-
-@nb.njit(cache=True)
-def marginals_direction(data, T, R, E, rows, pairs, D, Ed):
-    """``(D, Ed) = (R, E) - (rows, pairs)``: from stored marginals to those of
-    :func:`part_marginals`, a direction in ``w``-space."""
-    D[:T] = R[:T] - rows[:T]
-    for q in range(len(pairs)):
-        Ed[0][q] = q
-        Ed[1][q] = E[1][q] - pairs[q]
-    Ed[2][0] = len(pairs)
-

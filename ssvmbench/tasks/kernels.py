@@ -58,17 +58,15 @@ dense, gram) -> ||(R, E)||^2``, ``add_direction_scores(U, coef, data, T, R, E, g
     the loss-augmented scores of example ``i``'s parts given ``U``: rows ``G`` (``T x L``),
     the pair part ``g`` (:meth:`Task.marginal_sizes
     <ssvmbench.tasks.base.Task.marginal_sizes>` entries).
-``marginals_scratch(dims, data, max_len) -> work``, ``part_marginals(dims, data, i, T, V, v,
-work, R, E)``
-    the marginals of ``p(y) ~ exp(<(V, v), parts(y)>)`` as a direction ``(R, E)``, the
-    expected ``phi(x_i, y)``.
+``marginals_scratch(dims, data, max_len) -> work``, ``part_marginals(dims, data, normalized,
+i, T, V, v, work, rows, pairs, R, E, D, Ed) -> E_p L_i(y)``
+    the marginals of ``p(y) ~ exp(<(V, v), parts(y)>)`` as a direction ``(R, E)`` (the
+    expected ``phi(x_i, y)``), and ``(D, Ed) = (R, E) - (rows, pairs)``, the direction from
+    the stored marginals ``(rows, pairs)``.
 ``expected_loss(data, normalized, i, T, R) -> E_p L_i(y)`` from the row marginals ``R``.
-``gold_marginals(data, i, T, rows, pairs)``, ``store_marginals(data, T, R, E, rows, pairs)``,
-``marginals_direction(data, T, R, E, rows, pairs, D, Ed)``
-    stored marginals (rows and pairs) of the point mass on ``y_i`` or of ``(R, E)``; the
-    direction ``(D, Ed) = (R, E) - (rows, pairs)`` (online EG's blocks).
-``mean_hinge_and_gradient(w, dims, data, normalized, kind, K, mu, bufs, max_len, g)``
-    a full pass: the mean hinge, and its gradient into ``g`` (n oracle calls).
+``gold_marginals(data, i, T, rows, pairs)``, ``store_marginals(data, T, R, E, rows, pairs)``
+    the stored marginals (rows and pairs) of the point mass on ``y_i``, or of ``(R, E)``
+    (online EG's blocks).
 Composite steps the solvers expose: :func:`ssvmbench.solvers.bcfw.block_gap` and
 :func:`ssvmbench.solvers.bcfw.block_step` (BCFW Algorithm 4 on one block).
 """
@@ -164,7 +162,6 @@ part_marginals = _dispatch("part_marginals")
 expected_loss = _dispatch("expected_loss")
 gold_marginals = _dispatch("gold_marginals")
 store_marginals = _dispatch("store_marginals")
-marginals_direction = _dispatch("marginals_direction")
 
 
 @nb.njit(cache=True)
