@@ -65,3 +65,14 @@ def test_the_graph_follows_from_imports_to_modules():
     """The graph reader follows ``from a import b`` to the module a.b (so the test above can
     fail): ssvmbench.report imports ssvmbench.presets."""
     assert "ssvmbench.presets" in _graph()["ssvmbench.report"]
+
+
+def test_solvers_import_no_task_module():
+    """A solver reaches a task only through the seam (issue 30): the task contract, the
+    registry, the kernel API and the oracle settings; never a task's own module."""
+    seam = {"ssvmbench.tasks", "ssvmbench.tasks.base", "ssvmbench.tasks.kernels",
+            "ssvmbench.tasks.oracles"}
+    offenders = {module: sorted(i for i in imports
+                                if i.startswith("ssvmbench.tasks") and i not in seam)
+                 for module, imports in _graph().items() if module.startswith("ssvmbench.solvers")}
+    assert not {m: i for m, i in offenders.items() if i}
