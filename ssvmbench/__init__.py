@@ -24,6 +24,10 @@ if "NUMBA_CACHE_DIR" not in os.environ:
             config.reload_config()
         prune_kernel_caches()
 
+from ssvmbench import cache_lock  # noqa: E402  (after NUMBA_CACHE_DIR: it imports numba)
+
+cache_lock.install()
+
 
 def __getattr__(name):
     """``ssvmbench.ChainSSVM`` (imported on first use, so the command line stays light)."""
