@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Callable
 
+import numba as nb
 import numpy as np
 
 from ssvmbench import plugins
@@ -20,32 +21,78 @@ from ssvmbench.data.sequences import ChainDataset
 from ssvmbench.errors import UserError
 
 
-def chunks(tags, offsets):
-    """The set of chunks ``(start, end, type)`` of a tag sequence (conlleval's
-    startOfChunk / endOfChunk rules for ``B-``/``I-``/``O``; sentences end chunks)."""
-    found = set()
+_PREFIXES = {"O": 0, "B": 1, "I": 2}     # any other prefix: 3
+
+
+@cache
+def _tag_codes(names):
+    """``(prefix, type, type names)`` of the tags ``names`` (a tuple): prefix code 0 ``O``,
+    1 ``B-``, 2 ``I-``, 3 other, and the index of the type after the ``-``."""
+    types = {}
+    prefix = np.empty(len(names), dtype=np.int64)
+    kind = np.empty(len(names), dtype=np.int64)
+    for k, name in enumerate(names):
+        head, _, typ = str(name).partition("-")
+        prefix[k] = _PREFIXES.get(head, 3)
+        kind[k] = types.setdefault(typ, len(types))
+    return prefix, kind, tuple(types)
+
+
+@nb.njit(cache=True)
+def _chunk_keys(prefix, kind, tags, offsets, n_types):
+    """The chunks of the tag codes ``tags`` as keys ``(start * (N + 1) + end) * n_types +
+    type`` (conlleval's startOfChunk / endOfChunk rules for ``B-``/``I-``/``O``; sentences
+    end chunks), in order."""
+    N = len(tags)
+    keys = np.empty(N, dtype=np.int64)
+    m = 0
     for s in range(len(offsets) - 1):
-        start, kind = None, None
+        start, current = 0, -1
         for t in range(offsets[s], offsets[s + 1] + 1):
-            tag = tags[t] if t < offsets[s + 1] else "O"
-            prefix, _, typ = tag.partition("-")
-            begins = prefix == "B" or (prefix == "I" and typ != kind)
-            if kind is not None and (prefix == "O" or begins):
-                found.add((start, t, kind))
-                kind = None
-            if prefix != "O" and (begins or kind is None):
-                start, kind = t, typ
-    return found
+            p, k = (prefix[tags[t]], kind[tags[t]]) if t < offsets[s + 1] else (0, -2)
+            begins = p == 1 or (p == 2 and k != current)
+            if current != -1 and (p == 0 or begins):
+                keys[m] = (start * (N + 1) + t) * n_types + current
+                m += 1
+                current = -1
+            if p != 0 and (begins or current == -1):
+                start, current = t, k
+    return keys[:m]
+
+
+def _keys(tags, offsets):
+    names, codes = np.unique(np.asarray(tags, dtype=str), return_inverse=True)
+    prefix, kind, types = _tag_codes(tuple(names))
+    return _chunk_keys(prefix, kind, codes, np.asarray(offsets, dtype=np.int64),
+                       len(types)), types
+
+
+def chunks(tags, offsets):
+    """The set of chunks ``(start, end, type)`` of a tag sequence (:func:`_chunk_keys`)."""
+    keys, types = _keys(tags, offsets)
+    N = len(tags)
+    return {(int(key // len(types) // (N + 1)), int(key // len(types) % (N + 1)),
+             types[key % len(types)]) for key in keys}
+
+
+def _f1(gold_keys, predicted_keys):
+    correct = len(np.intersect1d(gold_keys, predicted_keys, assume_unique=True))
+    if correct == 0:
+        return 0.0
+    precision, recall = correct / len(predicted_keys), correct / len(gold_keys)
+    return 2 * precision * recall / (precision + recall)
 
 
 def chunk_f1(gold, predicted, offsets):
     """F1 of predicted chunks against gold chunks (exact start, end and type)."""
-    gold_chunks, predicted_chunks = chunks(gold, offsets), chunks(predicted, offsets)
-    correct = len(gold_chunks & predicted_chunks)
-    if correct == 0:
-        return 0.0
-    precision, recall = correct / len(predicted_chunks), correct / len(gold_chunks)
-    return 2 * precision * recall / (precision + recall)
+    names = np.unique(np.concatenate([np.asarray(gold, dtype=str),
+                                      np.asarray(predicted, dtype=str)]))
+    prefix, kind, types = _tag_codes(tuple(names))
+    offsets = np.asarray(offsets, dtype=np.int64)
+    gold_keys, predicted_keys = (
+        _chunk_keys(prefix, kind, np.searchsorted(names, np.asarray(tags, dtype=str)),
+                    offsets, len(types)) for tags in (gold, predicted))
+    return _f1(gold_keys, predicted_keys)
 
 
 def voc07_average_precision(correct, confidence, n_objects):
@@ -117,8 +164,10 @@ def _tagged(dataset):
 
 
 def _chunk_f1(dataset, predictions):
-    names = np.asarray(dataset.label_names)
-    return chunk_f1(names[dataset.labels], names[predictions], dataset.offsets)
+    prefix, kind, types = _tag_codes(tuple(dataset.label_names))
+    offsets = np.asarray(dataset.offsets, dtype=np.int64)
+    return _f1(*(_chunk_keys(prefix, kind, np.asarray(tags, dtype=np.int64), offsets,
+                             len(types)) for tags in (dataset.labels, predictions)))
 
 
 def _tag_f1(dataset, predictions):

@@ -34,3 +34,21 @@ def phi_hashed(task, i, y):
         phi[ds.edge_buckets[(previous + 1) * L + label]] += 1
         previous = label
     return phi
+
+
+def chunks_python(tags, offsets):
+    """conlleval's chunks ``(start, end, type)`` of a tag sequence, in plain Python (the
+    implementation ssvmbench had before its compiled one)."""
+    found = set()
+    for s in range(len(offsets) - 1):
+        start, kind = None, None
+        for t in range(offsets[s], offsets[s + 1] + 1):
+            tag = tags[t] if t < offsets[s + 1] else "O"
+            prefix, _, typ = tag.partition("-")
+            begins = prefix == "B" or (prefix == "I" and typ != kind)
+            if kind is not None and (prefix == "O" or begins):
+                found.add((start, t, kind))
+                kind = None
+            if prefix != "O" and (begins or kind is None):
+                start, kind = t, typ
+    return found
