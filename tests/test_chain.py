@@ -189,6 +189,30 @@ def test_evaluate_hinge_and_errors_by_enumeration():
     assert acc == pytest.approx(1 - wrong / task.n_rows)
 
 
+@pytest.mark.parametrize("loss", ["normalized_hamming", "hamming"])
+def test_evaluation_equals_two_viterbi_passes_bit_for_bit(data_root, loss):
+    """The evaluation decodes and measures the hinge in one sweep (issue 31); its logged
+    numbers are those of the two Viterbi calls it replaces, to the last bit, on OCR."""
+    from ssvmbench.data import load_split
+    task = ChainTask(load_split("ocr", root=str(data_root)).test, loss)
+    w = np.random.default_rng(3).normal(size=task.d) * 0.1
+    hinge, error, predictions = task.evaluate(w)
+    U, delta, y, _, _ = chain.buffers(task.max_len, task.n_labels)
+    hinges, errors, expected = np.empty(task.n), np.empty(task.n), np.empty_like(predictions)
+    for i in range(task.n):
+        t0 = task.dataset.offsets[i]
+        T = chain.unary_scores(w, 1.0, task.dims, task.data, i, U)
+        gold = task.dataset.labels[t0:t0 + T]
+        chain.viterbi(w, 1.0, task.dims, U, T, gold, 0.0, delta, y)
+        expected[t0:t0 + T] = y[:T]
+        errors[i] = chain.hamming(gold, y, T)
+        top = chain.viterbi(w, 1.0, task.dims, U, T, gold,
+                            chain.loss_unit(task.normalized, T), delta, y)
+        hinges[i] = top - chain.labeling_score(w, 1.0, task.dims, U, T, gold)
+    np.testing.assert_array_equal(predictions, expected)
+    assert (hinge, error) == (chain.mean_in_order(hinges), chain.mean_in_order(errors))
+
+
 def test_hamming_loss_option_by_enumeration():
     """loss=hamming (Casimir): one unit per wrong token in the hinge; unknown losses refused."""
     task = ChainTask(random_chains(5, 3, 4, lengths=(1, 4), seed=6), loss="hamming")

@@ -221,6 +221,62 @@ def viterbi(w, ws, dims, U, T, gold, unit, delta, y_out):
 
 
 @nb.njit(cache=True)
+def transition_max2(w, dims, prev, prev2, out, out2):
+    """:func:`transition_max` (``ws = 1``) of two recursions in one sweep over the transition
+    rows: the same operations in the same order for each, so the same results."""
+    F, L = dims
+    trans = w[F * L:F * L + L * L].reshape((L, L))
+    p, p2, row = prev[0], prev2[0], trans[0]
+    for b in range(L):
+        out[b] = p + row[b]
+        out2[b] = p2 + row[b]
+    for a in range(1, L):
+        p, p2, row = prev[a], prev2[a], trans[a]
+        for b in range(L):
+            v = p + row[b]
+            out[b] = v if v > out[b] else out[b]
+            v2 = p2 + row[b]
+            out2[b] = v2 if v2 > out2[b] else out2[b]
+
+
+@nb.njit(cache=True)
+def decode_and_top(w, dims, U, T, gold, unit, delta, delta2, y_out):
+    """:func:`viterbi` at ``w`` (``ws = 1``) twice in one forward sweep: the plain decoding
+    (into ``y_out``) and the value of loss-augmented decoding with ``unit`` per wrong token
+    (returned; no labeling): an evaluation's prediction and hinge from one pass over the
+    transitions, equal to two :func:`viterbi` calls."""
+    F, L = dims
+    off_trans = F * L
+    off_first = off_trans + L * L
+    first_scores(w, 1.0, dims, U, T, gold, 0.0, delta[0])
+    first_scores(w, 1.0, dims, U, T, gold, unit, delta2[0])
+    for t in range(1, T):
+        transition_max2(w, dims, delta[t - 1], delta2[t - 1], delta[t], delta2[t])
+        add_token_scores(U[t], gold[t], 0.0, delta[t])
+        add_token_scores(U[t], gold[t], unit, delta2[t])
+    best, top = -np.inf, -np.inf
+    arg = 0
+    for l in range(L):
+        v = delta[T - 1, l] + w[off_first + L + l]
+        if v > best:
+            best = v
+            arg = l
+        v2 = delta2[T - 1, l] + w[off_first + L + l]
+        top = v2 if v2 > top else top
+    y_out[T - 1] = arg
+    for t in range(T - 1, 0, -1):
+        column = off_trans + y_out[t]
+        best = -np.inf
+        for a in range(L):
+            v = delta[t - 1, a] + w[column + a * L]
+            if v > best:
+                best = v
+                arg = a
+        y_out[t - 1] = arg
+    return top
+
+
+@nb.njit(cache=True)
 def decode(w, dims, data, normalized, i, U, T, delta, y):
     """Max oracle for BCFW: loss-augmented Viterbi (BCFW eq. 2) for sequence ``i`` given its
     unary scores ``U``, the labeling written to ``y``; returns its task loss."""
@@ -619,11 +675,11 @@ def evaluate(w, dims, data, normalized, with_hinge, max_len, predictions):
     errors, hinges = np.empty(n), np.empty(n)
     chunks = min(n, EVAL_CHUNKS)
     for c in nb.prange(chunks):
-        U, delta, y, _, _ = buffers(max_len, dims[1])
+        U, delta, y, delta2, _ = buffers(max_len, dims[1])
         for i in range(c * n // chunks, (c + 1) * n // chunks):
             T = unary_scores(w, 1.0, dims, data, i, U)
             errors[i], hinges[i] = score_sequence(w, dims, data, normalized, with_hinge, i, U,
-                                                  T, delta, y, predictions)
+                                                  T, delta, delta2, y, predictions)
     return mean_in_order(hinges) if with_hinge else np.nan, mean_in_order(errors)
 
 
@@ -640,17 +696,21 @@ def mean_in_order(values):
 
 
 @nb.njit(cache=True)
-def score_sequence(w, dims, data, normalized, with_hinge, i, U, T, delta, y, predictions):
+def score_sequence(w, dims, data, normalized, with_hinge, i, U, T, delta, delta2, y,
+                   predictions):
     """Decode sequence ``i`` from its token scores ``U`` and the transitions and biases of
     ``w`` (in the layout of ``dims``) into ``predictions``; returns its normalized Hamming
-    error and, if ``with_hinge``, its structured hinge (else 0)."""
+    error and, if ``with_hinge``, its structured hinge (else 0), both decodings in one sweep
+    (:func:`decode_and_top`; ``delta2`` its second table)."""
     t0 = data[0][i]
     gold = data[1][t0:t0 + T]
-    viterbi(w, 1.0, dims, U, T, gold, 0.0, delta, y)
+    if not with_hinge:
+        viterbi(w, 1.0, dims, U, T, gold, 0.0, delta, y)
+    else:
+        top = decode_and_top(w, dims, U, T, gold, loss_unit(normalized, T), delta, delta2, y)
     predictions[t0:t0 + T] = y[:T]
     error = hamming(gold, y, T)
     if not with_hinge:
         return error, 0.0
-    top = viterbi(w, 1.0, dims, U, T, gold, loss_unit(normalized, T), delta, y)
     return error, top - labeling_score(w, 1.0, dims, U, T, gold)
 

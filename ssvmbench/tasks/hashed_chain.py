@@ -257,11 +257,11 @@ def evaluate(w, dims, data, normalized, with_hinge, max_len, predictions):
     errors, hinges = np.empty(n), np.empty(n)
     chunks = min(n, EVAL_CHUNKS)
     for c in nb.prange(chunks):
-        U, delta, y, _, _ = buffers(max_len, dims[1])
+        U, delta, y, delta2, _ = buffers(max_len, dims[1])
         for i in range(c * n // chunks, (c + 1) * n // chunks):
             T = unary_scores(w, 1.0, dims, data, i, U)
             errors[i], hinges[i] = score_sequence(ev, chain_dims, data, normalized, with_hinge,
-                                                  i, U, T, delta, y, predictions)
+                                                  i, U, T, delta, delta2, y, predictions)
     return mean_in_order(hinges) if with_hinge else np.nan, mean_in_order(errors)
 
 
