@@ -8,10 +8,10 @@ import sys
 _LOG = logging.getLogger("ssvmbench")
 
 
-def say(message, error=False, log=True):
-    """Print ``message`` (to stderr if ``error``) and, with ``log``, log it (INFO, or
-    ERROR)."""
-    print(message, file=sys.stderr if error else sys.stdout, flush=True)
+def say(message, error=False, log=True, progress=False):
+    """Print ``message`` (to stderr if ``error``, or if it is ``progress`` news, as the
+    progress bars are) and, with ``log``, log it (INFO, or ERROR)."""
+    print(message, file=sys.stderr if error or progress else sys.stdout, flush=True)
     if log:
         _LOG.log(logging.ERROR if error else logging.INFO, message)
 

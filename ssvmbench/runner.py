@@ -17,6 +17,7 @@ import numpy as np
 from omegaconf import OmegaConf
 from tqdm import tqdm
 
+from ssvmbench import coldstart
 from ssvmbench.data import load_split
 from ssvmbench.errors import Incompatible, PluginError, UserError
 from ssvmbench.messages import say
@@ -63,14 +64,17 @@ def warm_up(cfg, split, lam, l1):
     """Compile (or load from numba's cache) every kernel the run will call, by one pass and
     one checkpoint of the same solver on the first ``WARM_UP_EXAMPLES`` training and test
     examples: the same array types, so the timed loop never compiles (benchopt's warm-up).
-    Returns its seconds, logged as ``jit_s`` and never counted in ``time_s``."""
+    Returns its seconds, logged as ``jit_s`` and never counted in ``time_s``; says
+    ``compiling kernels (first run only, ~N s)`` when numba starts compiling
+    (:mod:`ssvmbench.coldstart`)."""
     start = time.perf_counter()
     tiny_train, tiny_test = (make_task(part.subset(range(min(WARM_UP_EXAMPLES, part.n))),
                                        cfg.loss)
                              for part in (split.train, split.test))
-    solver = build_solver(cfg, tiny_train, lam, l1)
-    solver.run_until(2 * tiny_train.n)
-    measure(solver, tiny_train, tiny_test)
+    with coldstart.compile_notice(cfg.solver.name):
+        solver = build_solver(cfg, tiny_train, lam, l1)
+        solver.run_until(2 * tiny_train.n)
+        measure(solver, tiny_train, tiny_test)
     return time.perf_counter() - start
 
 

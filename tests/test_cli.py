@@ -3,6 +3,7 @@
 import argparse
 import contextlib
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -51,14 +52,40 @@ def test_compile_time_is_not_solver_time(data_root, tmp_path):
     """With a cold numba cache the kernels compile in the warm-up (logged as jit_s), so the
     first checkpoint's solver time is that of an ordinary pass (issue: 10-19 s before)."""
     run_dir = tmp_path / "cold"
-    ssvmbench("run", "solver=ssg", "data=ocr", "+data.subset=0.3", "solver.passes=4",
-              f"hydra.run.dir={run_dir}", cwd=tmp_path,
-              env={"NUMBA_CACHE_DIR": str(tmp_path / "empty_numba_cache")})
+    cache = {"NUMBA_CACHE_DIR": str(tmp_path / "empty_numba_cache")}
+    out = ssvmbench("run", "solver=ssg", "data=ocr", "+data.subset=0.3", "solver.passes=4",
+                    f"hydra.run.dir={run_dir}", cwd=tmp_path, env=cache).stderr
     trace, attrs = read_log(run_dir / "run.h5")
     per_pass = np.diff(np.r_[0.0, trace.drop_duplicates("effective_pass")["time_s"]])
     assert attrs["jit_s"] > 1.0 > per_pass.max()
     assert per_pass[0] <= 3 * np.median(per_pass[1:]) + 0.02
+    # one line says why the first run waits; the next one, on the filled cache, does not
+    assert re.search(r"^compiling kernels \(first run only, ~\d+ s\)$", out, re.M)
+    out = ssvmbench("run", "solver=ssg", "data=ocr", "+data.subset=0.3", "solver.passes=4",
+                    f"hydra.run.dir={tmp_path / 'warm'}", cwd=tmp_path, env=cache)
+    assert "compiling kernels" not in out.stdout + out.stderr
 
+
+def test_the_compiling_line_estimates_from_the_last_cold_start(tmp_path, monkeypatch, capsys):
+    """The line comes at numba's first compile only, with ``~N s`` the solver's last
+    compiling block (the typical figure before any); a block that compiled nothing says
+    nothing and records nothing."""
+    import numba
+
+    from ssvmbench import coldstart
+    monkeypatch.setattr(coldstart, "user_cache", lambda: tmp_path / "user")
+    with coldstart.compile_notice("bcfw"):
+        pass
+    assert capsys.readouterr().err == "" and coldstart.estimate("bcfw") == coldstart.TYPICAL_S
+    with coldstart.compile_notice("bcfw"):
+        numba.njit(lambda x: x + 1)(1)
+        numba.njit(lambda x: x + 2)(1)
+    assert capsys.readouterr().err == f"compiling kernels (first run only, ~{coldstart.TYPICAL_S} s)\n"
+    coldstart.record("bcfw", 41.4)
+    with coldstart.compile_notice("bcfw"):
+        numba.njit(lambda x: x + 3)(1)
+    assert capsys.readouterr().err == "compiling kernels (first run only, ~41 s)\n"
+    assert coldstart.estimate("bcfw") < 41 and coldstart.estimate("ssg") == coldstart.TYPICAL_S
 
 def test_single_run_writes_exactly_one_log(data_root, tmp_path):
     run_dir = tmp_path / "DIR"
@@ -290,7 +317,8 @@ def test_a_stop_ends_the_whole_sweep_in_one_line(data_root, tmp_path):
     proc.send_signal(signal.SIGTERM)
     _, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 143, stderr
-    lines = stderr.splitlines()
+    lines = [line for line in stderr.splitlines()          # (an empty kernel cache adds
+             if not line.startswith("compiling kernels")]   # the compiling line)
     assert len(lines) == 2 and "SIGTERM: stopping every run" in lines[0], stderr
     assert lines[1].startswith("run 1 of 4 interrupted (stopped after ")
     logs = list(out.rglob("run.h5"))

@@ -344,6 +344,7 @@ def test_a_stop_during_the_first_compile_is_acknowledged_and_a_second_one_ends_i
     time.sleep(3)                                              # compiling by now
     proc.send_signal(signal.SIGINT)
     first = time.time()
+    assert proc.stderr.readline().startswith("compiling kernels (first run only, ~")
     line = proc.stderr.readline()
     assert "SIGINT: stopping at the next step" in line and time.time() - first < 10
     proc.send_signal(signal.SIGINT)

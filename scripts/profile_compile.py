@@ -1,0 +1,49 @@
+"""Where a run's first compile goes: the seconds numba spends compiling each kernel (its own
+share, callees excluded, and with them) during the warm-up of ``ssvmbench run OVERRIDES``,
+from numba's compile events. Run it on an empty cache to see a cold start:
+
+    NUMBA_CACHE_DIR=$(mktemp -d) python scripts/profile_compile.py solver=bcfw data=ocr lambda=0.01
+"""
+
+import sys
+import time
+from collections import defaultdict
+
+from numba.core import event
+
+from ssvmbench import api, runner
+from ssvmbench.settings import resolve_objective
+
+
+class Timer(event.Listener):
+    def __init__(self):
+        self.stack, self.total, self.own = [], defaultdict(float), defaultdict(float)
+
+    def on_start(self, ev):
+        f = ev.data["dispatcher"].py_func
+        self.stack.append([f"{f.__module__}.{f.__name__}", time.perf_counter(), 0.0])
+
+    def on_end(self, ev):
+        name, start, children = self.stack.pop()
+        seconds = time.perf_counter() - start
+        self.total[name] += seconds
+        self.own[name] += seconds - children
+        if self.stack:
+            self.stack[-1][2] += seconds
+
+
+def main(overrides):
+    cfg = api.config(overrides)
+    split, train, _ = runner.load_tasks(cfg)
+    lam, l1 = resolve_objective(cfg, train.n)
+    timer = Timer()
+    with event.install_listener("numba:compile", timer):
+        seconds = runner.warm_up(cfg, split, lam, l1)
+    print(f"warm-up {seconds:.1f} s; compiling {sum(timer.own.values()):.1f} s")
+    print("  own s  with callees  kernel")
+    for name, own in sorted(timer.own.items(), key=lambda item: -item[1])[:25]:
+        print(f"{own:7.2f}  {timer.total[name]:12.2f}  {name}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

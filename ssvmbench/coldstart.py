@@ -1,0 +1,69 @@
+"""The line a run prints (to stderr, with the progress bars) when numba starts compiling its
+kernels (issue 31): ``compiling kernels (first run only, ~N s)``, at numba's first compile
+event (none fires when every kernel loads from the cache), with ``N`` the last compiling
+warm-up measured for that solver on this machine (kept across versions of the sources), or
+:data:`TYPICAL_S` before any."""
+
+import contextlib
+import json
+import time
+
+from numba.core import event
+
+from ssvmbench.messages import say
+from ssvmbench.paths import user_cache
+
+TYPICAL_S = 20      # warm-up of `ssvmbench run solver=bcfw data=ocr` on an empty cache, 2 cores
+
+
+def _records():
+    return user_cache() / "numba" / "cold_starts.json"
+
+
+def _read():
+    try:
+        return json.loads(_records().read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def estimate(solver_name):
+    """Seconds the solver's last compiling warm-up took here (:data:`TYPICAL_S` if none)."""
+    return _read().get(solver_name, TYPICAL_S)
+
+
+def record(solver_name, seconds):
+    """Keep ``seconds`` as the solver's next estimate (best effort: an unwritable cache
+    folder keeps the old one)."""
+    records = {**_read(), solver_name: round(seconds, 1)}
+    try:
+        _records().parent.mkdir(parents=True, exist_ok=True)
+        _records().write_text(json.dumps(records, indent=1, sort_keys=True))
+    except OSError:
+        pass
+
+
+class _FirstCompile(event.Listener):
+    def __init__(self, solver_name):
+        self.solver_name, self.seen = solver_name, False
+
+    def on_start(self, ev):
+        if not self.seen:
+            self.seen = True
+            say(f"compiling kernels (first run only, ~{estimate(self.solver_name):.0f} s)",
+                progress=True)
+
+    def on_end(self, ev):
+        pass
+
+
+@contextlib.contextmanager
+def compile_notice(solver_name):
+    """Within it, numba's first compile says so in one line; a block that compiled is
+    recorded as the solver's next estimate."""
+    listener = _FirstCompile(solver_name)
+    start = time.perf_counter()
+    with event.install_listener("numba:compile", listener):
+        yield
+    if listener.seen:
+        record(solver_name, time.perf_counter() - start)
