@@ -1,7 +1,7 @@
 """The line a run prints (to stderr, with the progress bars) when numba starts compiling its
 kernels (issue 31): ``compiling kernels (first run only, ~N s)``, at numba's first compile
 event (none fires when every kernel loads from the cache), with ``N`` the last compiling
-warm-up measured for that solver on this machine (kept across versions of the sources), or
+(cold) warm-up measured for that solver on this machine (kept across versions of the sources), or
 :data:`TYPICAL_S` before any."""
 
 import contextlib
@@ -14,6 +14,7 @@ from ssvmbench.messages import say
 from ssvmbench.paths import user_cache
 
 TYPICAL_S = 20      # warm-up of `ssvmbench run solver=bcfw data=ocr` on an empty cache, 2 cores
+COLD_EVENTS = 20    # a block that compiled fewer functions did not start cold (not an estimate)
 
 
 def _records():
@@ -45,11 +46,11 @@ def record(solver_name, seconds):
 
 class _FirstCompile(event.Listener):
     def __init__(self, solver_name):
-        self.solver_name, self.seen = solver_name, False
+        self.solver_name, self.compiled = solver_name, 0
 
     def on_start(self, ev):
-        if not self.seen:
-            self.seen = True
+        self.compiled += 1
+        if self.compiled == 1:
             say(f"compiling kernels (first run only, ~{estimate(self.solver_name):.0f} s)",
                 progress=True)
 
@@ -59,11 +60,12 @@ class _FirstCompile(event.Listener):
 
 @contextlib.contextmanager
 def compile_notice(solver_name):
-    """Within it, numba's first compile says so in one line; a block that compiled is
-    recorded as the solver's next estimate."""
+    """Within it, numba's first compile says so in one line; a block that compiled at least
+    :data:`COLD_EVENTS` functions (a cold start, not a kernel or two) is recorded as the
+    solver's next estimate."""
     listener = _FirstCompile(solver_name)
     start = time.perf_counter()
     with event.install_listener("numba:compile", listener):
         yield
-    if listener.seen:
+    if listener.compiled >= COLD_EVENTS:
         record(solver_name, time.perf_counter() - start)
