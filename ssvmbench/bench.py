@@ -5,7 +5,11 @@ run's warm-up (:func:`ssvmbench.runner.warm_up`: every kernel the solver calls, 
 steps, which its first pass, a full gradient, does not reach) and one untimed pass; compile
 time is reported separately, as benchopt does.
 A checkpoint's evaluation (:func:`ssvmbench.monitor.measure`) is timed after the passes on
-one thread and on every core, as a run's checkpoints run it.
+one thread and on every core, as a run's checkpoints run it. The dense score floor is the
+time of the scores every pass needs at least, ``X @ W`` of all training rows with ``X``
+dense, by BLAS on one thread as the solvers run (where ``X`` fits in
+:data:`FLOOR_MAX_ENTRIES`): a pass's ratio to it says how far its sparse gathers, decoding
+and updates are from that bound (issue 31).
 """
 
 import os
@@ -18,6 +22,7 @@ from pathlib import Path
 import numba
 import numpy as np
 from omegaconf import OmegaConf
+from threadpoolctl import threadpool_limits
 
 from ssvmbench.api import config
 from ssvmbench.errors import UserError
@@ -63,6 +68,10 @@ def main(args):
     print(f"compile/cache load (warm-up):           {jit_s:.2f} s")
     print(f"seconds per pass:         {per_pass:.4f}  (median of {len(times)}; "
           f"min {min(times):.4f}, max {max(times):.4f})")
+    floor = dense_floor(train, solver.iterates()[0][1])
+    if floor is not None:
+        print(f"dense score floor:        {floor:.4f} s  (X @ W of the training rows, one "
+              f"thread; the pass is {per_pass / floor:.1f}x it)")
     print(f"oracle calls per second:  {n / per_pass:,.0f}")
     print(f"score rows per second:    {train.n_rows / per_pass:,.0f}  (letters, tokens or "
           "candidate boxes)")
@@ -74,6 +83,32 @@ def main(args):
     print(f"peak memory (max RSS):    {peak_passes_mb:.0f} MiB in the passes, "
           f"{_peak_rss_mb():.0f} MiB with the evaluation")
     return 0
+
+
+FLOOR_MAX_ENTRIES = 10**8      # dense X of at most 800 MB: OCR's 52,000 x 129, not CoNLL's
+
+
+def dense_floor(train, w, repeats=5):
+    """Minimum seconds of ``X @ W`` (BLAS, one thread) over the training rows at ``w``
+    (``None`` for a task without CSR rows or whose dense ``X`` is too large)."""
+    ds = train.dataset
+    if not all(hasattr(ds, key) for key in ("feat_ptr", "feat_idx", "feat_val")):
+        return None
+    F, L = train.dims
+    rows = len(ds.feat_ptr) - 1
+    if rows * F > FLOOR_MAX_ENTRIES:
+        return None
+    X = np.zeros((rows, F))
+    X[np.repeat(np.arange(rows), np.diff(ds.feat_ptr)), ds.feat_idx] = ds.feat_val
+    W = np.ascontiguousarray(w[:F * L].reshape(F, L))
+    S = np.empty((rows, L))
+    times = []
+    with threadpool_limits(1, user_api="blas"):
+        for _ in range(repeats + 1):            # the first call warms the caches
+            start = time.perf_counter()
+            np.matmul(X, W, out=S)
+            times.append(time.perf_counter() - start)
+    return min(times[1:])
 
 
 def _evaluation_seconds(solver, train, test):

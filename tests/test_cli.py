@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from ssvmbench.data.synthetic import random_chains
 from ssvmbench.monitor import evaluation_threads
 from ssvmbench.runlog import read_log
 
@@ -445,8 +446,22 @@ def test_bench_times_passes_and_a_checkpoints_evaluation(data_root, tmp_path):
     out = ssvmbench("bench", "--passes", "5", "solver=ssg", "data=ocr", "+data.subset=0.03",
                     cwd=tmp_path).stdout
     assert "seconds per pass:" in out and "peak memory" in out
+    assert re.search(r"^dense score floor: +[0-9.]+ s .*the pass is [0-9.]+x it\)$", out, re.M)
     threads = evaluation_threads()
     assert f"s on {threads} thread" in out.split("checkpoint evaluation:")[1]
+
+
+def test_the_dense_floor_needs_csr_rows_that_fit(monkeypatch):
+    """A task without CSR rows, or whose dense X is too large, has no floor."""
+    from ssvmbench import bench
+    from ssvmbench.data.scenes import load_scenes
+    from ssvmbench.tasks import make_task
+    chains = make_task(random_chains(20, 3, 6, seed=0))
+    assert bench.dense_floor(chains, np.zeros(chains.d), repeats=1) > 0
+    boxes = make_task(load_scenes(n_train=3, n_test=1, size=32).train)
+    assert bench.dense_floor(boxes, np.zeros(boxes.d), repeats=1) is None
+    monkeypatch.setattr(bench, "FLOOR_MAX_ENTRIES", 10)
+    assert bench.dense_floor(chains, np.zeros(chains.d), repeats=1) is None
 
 
 def test_bench_compiles_every_kernel_before_the_timed_passes(data_root, monkeypatch):
