@@ -1,7 +1,7 @@
 """The line a run prints (to stderr, with the progress bars) when numba starts compiling its
 kernels (issue 31): ``compiling kernels (first run only, ~N s)``, at numba's first compile
-event (none fires when every kernel loads from the cache), with ``N`` the last compiling
-(cold) warm-up measured for that solver on this machine (kept across versions of the sources), or
+event (none fires when every kernel loads from the cache), with ``N`` the last cold warm-up
+measured for that solver on this machine (kept across versions of the sources), or
 :data:`TYPICAL_S` before any."""
 
 import contextlib

@@ -81,7 +81,8 @@ def test_the_compiling_line_estimates_from_the_last_cold_start(tmp_path, monkeyp
     with coldstart.compile_notice("bcfw"):                # a kernel or two: not recorded
         numba.njit(lambda x: x + 1)(1)
         numba.njit(lambda x: x + 2)(1)
-    assert capsys.readouterr().err == f"compiling kernels (first run only, ~{coldstart.TYPICAL_S} s)\n"
+    typical = f"compiling kernels (first run only, ~{coldstart.TYPICAL_S} s)\n"
+    assert capsys.readouterr().err == typical
     assert coldstart.estimate("bcfw") == coldstart.TYPICAL_S
     coldstart.record("bcfw", 41.4)
     with coldstart.compile_notice("bcfw"):                # a cold start: recorded

@@ -8,9 +8,10 @@ parts(y))`` with a potential per token and label, per label bigram, first and la
 (the gradient of the dual is the same for every position, so one bigram table per example
 suffices). A visit of example ``i`` moves ``theta_i += eta_i g_i``, with ``g_i`` the parts of
 the loss-augmented scores ``L_i(y) + <w, phi(x_i, y)>`` (the gradient of the dual in
-``alpha_i``, up to a constant), and takes the new marginals from the task's ``part_marginals`` (the chain's: the exp
-oracle on the potentials, mu = 1): one oracle call per trial. Backtracking (Appendix F, from Collins et al.'s egstra): ``eta_i`` is halved until the
-dual objective increases, at most 2 times in the first pass and 5 afterwards (the block is
+``alpha_i``, up to a constant), and takes the new marginals from the task's
+``part_marginals`` (the chain's: the exp oracle on the potentials, mu = 1): one oracle call
+per trial. Backtracking (Appendix F, from Collins et al.'s egstra): ``eta_i`` is halved until
+the dual objective increases, at most 2 times in the first pass and 5 afterwards (the block is
 left unchanged if no trial increases it), then multiplied by 1.05; ``eta_i`` starts at 0.5.
 ``alpha_i`` starts uniform, so ``w`` starts at ``1/(lam n) sum_i (phi(y_i) - E_unif phi)``.
 The dual ``b^T alpha - lam/2 ||w||^2`` makes the gap a certificate. Memory: per example an
