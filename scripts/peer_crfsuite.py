@@ -10,7 +10,9 @@ chunk F1 (conlleval rules, :func:`ssvmbench.metrics.chunk_f1`). Run by
 """
 
 import argparse
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
 import pycrfsuite
@@ -84,8 +86,9 @@ def ssvmbench_rows(train, test, solver, passes):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-root", required=True)
-    parser.add_argument("--model", default="/tmp/peer_crfsuite.model")
+    parser.add_argument("--model", help="CRFsuite's model file (default: a temporary file)")
     args = parser.parse_args()
+    model = args.model or str(Path(tempfile.mkdtemp()) / "crfsuite.model")
     split = load_split("conll2000", root=args.data_root)
     print(f"CoNLL-2000: {split.train.n} training / {split.test.n} test sentences, "
           f"{split.train.n_features} attributes, {split.train.n_labels} tags")
@@ -96,7 +99,7 @@ def main():
     for algorithm, epochs in (("ap", (1, 2, 3, 5)), ("pa", (1, 2, 3, 5)),
                               ("lbfgs", (10, 25, 50))):
         for e, seconds, f1 in crfsuite_rows(split.train, split.test, algorithm, epochs,
-                                            args.model):
+                                            model):
             print(f"crfsuite  {algorithm:5s} {e:3d} epochs: {seconds:7.2f} s CPU  F1 {f1:.4f}")
 
 

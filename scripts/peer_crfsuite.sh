@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # CRFsuite (python-crfsuite, from the package index) beside ssvmbench on CoNLL-2000, the same
-# features, one thread each, in a virtual environment of its own (default /tmp/peer-crfsuite):
+# features, one thread each, in a virtual environment of its own (default .venv-crfsuite here):
 #   scripts/peer_crfsuite.sh [VENV]        (data: $SSVMBENCH_DATA_DIR, as the loaders find it)
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
-VENV=${1:-/tmp/peer-crfsuite}
+VENV=${1:-$HERE/.venv-crfsuite}
 [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
 "$VENV/bin/pip" install -q python-crfsuite "$HERE"
 date; uptime

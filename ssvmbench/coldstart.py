@@ -37,11 +37,9 @@ def record(solver_name, seconds):
     """Keep ``seconds`` as the solver's next estimate (best effort: an unwritable cache
     folder keeps the old one)."""
     records = {**_read(), solver_name: round(seconds, 1)}
-    try:
+    with contextlib.suppress(OSError):
         _records().parent.mkdir(parents=True, exist_ok=True)
         _records().write_text(json.dumps(records, indent=1, sort_keys=True))
-    except OSError:
-        pass
 
 
 class _FirstCompile(event.Listener):
@@ -55,7 +53,7 @@ class _FirstCompile(event.Listener):
                 progress=True)
 
     def on_end(self, ev):
-        pass
+        """(numba's listener contract; only the starts count)"""
 
 
 @contextlib.contextmanager

@@ -60,16 +60,21 @@ def _chunk_keys(prefix, kind, tags, offsets, n_types):
     return keys[:m]
 
 
-def _keys(tags, offsets):
-    names, codes = np.unique(np.asarray(tags, dtype=str), return_inverse=True)
+def _string_chunk_keys(sequences, offsets):
+    """The chunk keys of each tag-name sequence of ``sequences`` (one tag table for all of
+    them) and the type names."""
+    arrays = [np.asarray(tags, dtype=str) for tags in sequences]
+    names, codes = np.unique(np.concatenate(arrays), return_inverse=True)
     prefix, kind, types = _tag_codes(tuple(names))
-    return _chunk_keys(prefix, kind, codes, np.asarray(offsets, dtype=np.int64),
-                       len(types)), types
+    offsets = np.asarray(offsets, dtype=np.int64)
+    bounds = np.cumsum([0] + [len(a) for a in arrays])
+    return [_chunk_keys(prefix, kind, codes[a:b], offsets, len(types))
+            for a, b in zip(bounds[:-1], bounds[1:])], types
 
 
 def chunks(tags, offsets):
     """The set of chunks ``(start, end, type)`` of a tag sequence (:func:`_chunk_keys`)."""
-    keys, types = _keys(tags, offsets)
+    (keys,), types = _string_chunk_keys([tags], offsets)
     N = len(tags)
     return {(int(key // len(types) // (N + 1)), int(key // len(types) % (N + 1)),
              types[key % len(types)]) for key in keys}
@@ -85,14 +90,7 @@ def _f1(gold_keys, predicted_keys):
 
 def chunk_f1(gold, predicted, offsets):
     """F1 of predicted chunks against gold chunks (exact start, end and type)."""
-    names = np.unique(np.concatenate([np.asarray(gold, dtype=str),
-                                      np.asarray(predicted, dtype=str)]))
-    prefix, kind, types = _tag_codes(tuple(names))
-    offsets = np.asarray(offsets, dtype=np.int64)
-    gold_keys, predicted_keys = (
-        _chunk_keys(prefix, kind, np.searchsorted(names, np.asarray(tags, dtype=str)),
-                    offsets, len(types)) for tags in (gold, predicted))
-    return _f1(gold_keys, predicted_keys)
+    return _f1(*_string_chunk_keys([gold, predicted], offsets)[0])
 
 
 def voc07_average_precision(correct, confidence, n_objects):

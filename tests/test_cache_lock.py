@@ -2,6 +2,7 @@
 different specializations of one function, interleaved at their worst, each load back
 their own code."""
 
+import contextlib
 import threading
 import time
 
@@ -11,7 +12,7 @@ from numba.core.caching import IndexDataCacheFile
 from ssvmbench import cache_lock
 
 
-def _save_both(tmp_path, slow_reads):
+def _save_both(tmp_path):
     """Two writers of one index save different keys; every index read waits until both
     have read (the interleaving that gave both the data file number 1)."""
     files = [IndexDataCacheFile(str(tmp_path), "kernel-12.py311", "stamp") for _ in range(2)]
@@ -20,11 +21,8 @@ def _save_both(tmp_path, slow_reads):
 
     def slow(self):
         index = read(self)
-        if slow_reads:
-            try:
-                barrier.wait()
-            except threading.BrokenBarrierError:        # the lock let only one in: fine
-                pass
+        with contextlib.suppress(threading.BrokenBarrierError):   # the lock let one in: fine
+            barrier.wait()
         return index
 
     IndexDataCacheFile._load_index = slow
@@ -43,7 +41,7 @@ def _save_both(tmp_path, slow_reads):
 
 def test_interleaved_writers_keep_their_own_code(tmp_path):
     cache_lock.install()
-    reader = _save_both(tmp_path, slow_reads=True)
+    reader = _save_both(tmp_path)
     assert reader.load("sig A") == "code of sig A" and reader.load("sig B") == "code of sig B"
 
 
@@ -52,7 +50,7 @@ def test_without_the_lock_they_clobber_each_other(tmp_path, monkeypatch):
     for name in ("save", "load"):
         method = getattr(IndexDataCacheFile, name)
         monkeypatch.setattr(IndexDataCacheFile, name, getattr(method, "__wrapped__", method))
-    reader = _save_both(tmp_path, slow_reads=True)
+    reader = _save_both(tmp_path)
     loaded = {reader.load("sig A"), reader.load("sig B")}
     assert loaded != {"code of sig A", "code of sig B"}
 
