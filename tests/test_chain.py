@@ -191,8 +191,9 @@ def test_evaluate_hinge_and_errors_by_enumeration():
 
 @pytest.mark.parametrize("loss", ["normalized_hamming", "hamming"])
 def test_evaluation_equals_two_viterbi_passes_bit_for_bit(data_root, loss):
-    """The evaluation decodes and measures the hinge in one sweep (issue 31); its logged
-    numbers are those of the two Viterbi calls it replaces, to the last bit, on OCR."""
+    """The evaluation decodes and measures the hinge in one sweep over a padded transition
+    table (issue 31); its logged numbers are those of the two Viterbi calls it replaces, to
+    the last bit, on OCR (26 labels, padded to 28)."""
     from ssvmbench.data import load_split
     task = ChainTask(load_split("ocr", root=str(data_root)).test, loss)
     w = np.random.default_rng(3).normal(size=task.d) * 0.1
@@ -211,6 +212,9 @@ def test_evaluation_equals_two_viterbi_passes_bit_for_bit(data_root, loss):
         hinges[i] = top - chain.labeling_score(w, 1.0, task.dims, U, T, gold)
     np.testing.assert_array_equal(predictions, expected)
     assert (hinge, error) == (chain.mean_in_order(hinges), chain.mean_in_order(errors))
+    _, plain_error, plain_predictions = task.evaluate(w, with_hinge=False)  # decoding only
+    np.testing.assert_array_equal(plain_predictions, expected)
+    assert plain_error == error
 
 
 def test_hamming_loss_option_by_enumeration():

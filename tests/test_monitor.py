@@ -92,13 +92,13 @@ def test_logged_best_is_never_above_the_raw_iterate():
 
 def _serial_chain_evaluation(task, w):
     """The chain evaluation as one loop over the examples, in order (the reference)."""
-    U, delta, y, delta2, _ = chain.buffers(task.max_len, task.n_labels)
+    U, delta, delta2, y, table = chain.evaluation_buffers(w, task.dims, task.max_len)
     predictions = np.empty(task.n_rows, dtype=np.int32)
     errors, hinges = 0.0, 0.0
     for i in range(task.n):
         T = chain.unary_scores(w, 1.0, task.dims, task.data, i, U)
-        e, h = chain.score_sequence(w, task.dims, task.data, task.normalized, True, i, U, T,
-                                    delta, delta2, y, predictions)
+        e, h = chain.score_sequence(w, table, task.dims, task.data, task.normalized, True, i,
+                                    U, T, delta, delta2, y, predictions)
         errors += e
         hinges += h
     return hinges / task.n, errors / task.n, predictions

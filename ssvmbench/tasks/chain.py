@@ -220,40 +220,78 @@ def viterbi(w, ws, dims, U, T, gold, unit, delta, y_out):
     return best
 
 
+SIMD_LANES = 4   # doubles per AVX2 vector: the evaluation's tables are padded to a multiple
+
+
 @nb.njit(cache=True)
-def transition_max2(w, dims, prev, prev2, out, out2):
-    """:func:`transition_max` (``ws = 1``) of two recursions in one sweep over the transition
-    rows: the same operations in the same order for each, so the same results."""
+def evaluation_buffers(w, dims, max_len):
+    """Scratch of one evaluation worker: unary scores ``U`` and the two Viterbi tables
+    ``delta, delta2`` (``max_len x Lp``, zeros), a labeling ``y`` and the
+    :func:`transition_table` of ``w``."""
+    table = transition_table(w, dims)
+    Lp = table.shape[1]
+    return (np.zeros((max_len, Lp)), np.zeros((max_len, Lp)), np.zeros((max_len, Lp)),
+            np.empty(max_len, dtype=np.int32), table)
+
+
+@nb.njit(cache=True)
+def transition_table(w, dims):
+    """The transition block of ``w`` as an ``L x Lp`` table, each row padded with zeros to
+    ``Lp``, a multiple of :data:`SIMD_LANES`: the max-plus steps over it (:func:`table_max2`)
+    run whole SIMD vectors, with no scalar remainder loop. The padded lanes are computed and
+    never read."""
     F, L = dims
-    trans = w[F * L:F * L + L * L].reshape((L, L))
-    p, p2, row = prev[0], prev2[0], trans[0]
-    for b in range(L):
-        out[b] = p + row[b]
-        out2[b] = p2 + row[b]
-    for a in range(1, L):
-        p, p2, row = prev[a], prev2[a], trans[a]
+    table = np.zeros((L, -(-L // SIMD_LANES) * SIMD_LANES))
+    for a in range(L):
         for b in range(L):
-            v = p + row[b]
-            out[b] = v if v > out[b] else out[b]
-            v2 = p2 + row[b]
-            out2[b] = v2 if v2 > out2[b] else out2[b]
+            table[a, b] = w[F * L + a * L + b]
+    return table
 
 
 @nb.njit(cache=True)
-def decode_and_top(w, dims, U, T, gold, unit, delta, delta2, y_out):
-    """:func:`viterbi` at ``w`` (``ws = 1``) twice in one forward sweep: the plain decoding
-    (into ``y_out``) and the value of loss-augmented decoding with ``unit`` per wrong token
-    (returned; no labeling): an evaluation's prediction and hinge from one pass over the
-    transitions, equal to two :func:`viterbi` calls."""
+def table_max2(table, prev, prev2, out, out2, both):
+    """:func:`transition_max` (``ws = 1``) over a :func:`transition_table`, of ``prev`` into
+    ``out`` and, if ``both``, of ``prev2`` into ``out2`` in the same sweep over the rows: the
+    same operations in the same order as :func:`transition_max`, so the same results."""
+    L, Lp = table.shape
+    p, p2, row = prev[0], prev2[0], table[0]
+    for b in range(Lp):
+        out[b] = p + row[b]
+    if both:
+        for b in range(Lp):
+            out2[b] = p2 + row[b]
+    for a in range(1, L):
+        p, p2, row = prev[a], prev2[a], table[a]
+        if both:
+            for b in range(Lp):
+                v = p + row[b]
+                out[b] = v if v > out[b] else out[b]
+                v2 = p2 + row[b]
+                out2[b] = v2 if v2 > out2[b] else out2[b]
+        else:
+            for b in range(Lp):
+                v = p + row[b]
+                out[b] = v if v > out[b] else out[b]
+
+
+@nb.njit(cache=True)
+def decode_and_top(w, table, dims, U, T, gold, unit, delta, delta2, y_out, with_top):
+    """:func:`viterbi` at ``w`` (``ws = 1``): the plain decoding (into ``y_out``) and, if
+    ``with_top``, in the same forward sweep the value of loss-augmented decoding with
+    ``unit`` per wrong token (returned, else 0; no labeling): an evaluation's prediction and
+    hinge from one pass over the transitions (``table``, :func:`transition_table`), equal
+    to two :func:`viterbi` calls. ``U``, ``delta`` and ``delta2`` are ``Lp`` wide."""
     F, L = dims
     off_trans = F * L
     off_first = off_trans + L * L
     first_scores(w, 1.0, dims, U, T, gold, 0.0, delta[0])
-    first_scores(w, 1.0, dims, U, T, gold, unit, delta2[0])
+    if with_top:
+        first_scores(w, 1.0, dims, U, T, gold, unit, delta2[0])
     for t in range(1, T):
-        transition_max2(w, dims, delta[t - 1], delta2[t - 1], delta[t], delta2[t])
+        table_max2(table, delta[t - 1], delta2[t - 1], delta[t], delta2[t], with_top)
         add_token_scores(U[t], gold[t], 0.0, delta[t])
-        add_token_scores(U[t], gold[t], unit, delta2[t])
+        if with_top:
+            add_token_scores(U[t], gold[t], unit, delta2[t])
     best, top = -np.inf, -np.inf
     arg = 0
     for l in range(L):
@@ -273,7 +311,7 @@ def decode_and_top(w, dims, U, T, gold, unit, delta, delta2, y_out):
                 best = v
                 arg = a
         y_out[t - 1] = arg
-    return top
+    return top if with_top else 0.0
 
 
 @nb.njit(cache=True)
@@ -675,11 +713,11 @@ def evaluate(w, dims, data, normalized, with_hinge, max_len, predictions):
     errors, hinges = np.empty(n), np.empty(n)
     chunks = min(n, EVAL_CHUNKS)
     for c in nb.prange(chunks):
-        U, delta, y, delta2, _ = buffers(max_len, dims[1])
+        U, delta, delta2, y, table = evaluation_buffers(w, dims, max_len)
         for i in range(c * n // chunks, (c + 1) * n // chunks):
             T = unary_scores(w, 1.0, dims, data, i, U)
-            errors[i], hinges[i] = score_sequence(w, dims, data, normalized, with_hinge, i, U,
-                                                  T, delta, delta2, y, predictions)
+            errors[i], hinges[i] = score_sequence(w, table, dims, data, normalized, with_hinge,
+                                                  i, U, T, delta, delta2, y, predictions)
     return mean_in_order(hinges) if with_hinge else np.nan, mean_in_order(errors)
 
 
@@ -696,21 +734,18 @@ def mean_in_order(values):
 
 
 @nb.njit(cache=True)
-def score_sequence(w, dims, data, normalized, with_hinge, i, U, T, delta, delta2, y,
+def score_sequence(w, table, dims, data, normalized, with_hinge, i, U, T, delta, delta2, y,
                    predictions):
     """Decode sequence ``i`` from its token scores ``U`` and the transitions and biases of
-    ``w`` (in the layout of ``dims``) into ``predictions``; returns its normalized Hamming
-    error and, if ``with_hinge``, its structured hinge (else 0), both decodings in one sweep
-    (:func:`decode_and_top`; ``delta2`` its second table)."""
+    ``w`` (in the layout of ``dims``; ``table`` its :func:`transition_table`) into
+    ``predictions``; returns its normalized Hamming error and, if ``with_hinge``, its
+    structured hinge (else 0), both decodings in one sweep (:func:`decode_and_top`)."""
     t0 = data[0][i]
     gold = data[1][t0:t0 + T]
-    if not with_hinge:
-        viterbi(w, 1.0, dims, U, T, gold, 0.0, delta, y)
-    else:
-        top = decode_and_top(w, dims, U, T, gold, loss_unit(normalized, T), delta, delta2, y)
+    top = decode_and_top(w, table, dims, U, T, gold, loss_unit(normalized, T), delta, delta2,
+                         y, with_hinge)
     predictions[t0:t0 + T] = y[:T]
     error = hamming(gold, y, T)
     if not with_hinge:
         return error, 0.0
     return error, top - labeling_score(w, 1.0, dims, U, T, gold)
-

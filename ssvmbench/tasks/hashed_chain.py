@@ -28,8 +28,9 @@ import numpy as np
 from ssvmbench.data.sequences import HashedChainDataset
 from ssvmbench.data.synthetic import random_hashed_chains
 from ssvmbench.tasks import chain
-from ssvmbench.tasks.chain import (EVAL_CHUNKS, average_residual, buffers, hamming, loss_unit,
-                                   max_length, mean_in_order, mistakes, score_sequence, viterbi)
+from ssvmbench.tasks.chain import (EVAL_CHUNKS, average_residual, buffers, evaluation_buffers,
+                                   hamming, loss_unit, max_length, mean_in_order, mistakes,
+                                   score_sequence, viterbi)
 from ssvmbench.tasks.chain_task import ChainTask
 from ssvmbench.tasks.oracles import hinge_oracle
 
@@ -257,11 +258,12 @@ def evaluate(w, dims, data, normalized, with_hinge, max_len, predictions):
     errors, hinges = np.empty(n), np.empty(n)
     chunks = min(n, EVAL_CHUNKS)
     for c in nb.prange(chunks):
-        U, delta, y, delta2, _ = buffers(max_len, dims[1])
+        U, delta, delta2, y, table = evaluation_buffers(ev, chain_dims, max_len)
         for i in range(c * n // chunks, (c + 1) * n // chunks):
             T = unary_scores(w, 1.0, dims, data, i, U)
-            errors[i], hinges[i] = score_sequence(ev, chain_dims, data, normalized, with_hinge,
-                                                  i, U, T, delta, delta2, y, predictions)
+            errors[i], hinges[i] = score_sequence(ev, table, chain_dims, data, normalized,
+                                                  with_hinge, i, U, T, delta, delta2, y,
+                                                  predictions)
     return mean_in_order(hinges) if with_hinge else np.nan, mean_in_order(errors)
 
 
