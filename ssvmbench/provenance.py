@@ -37,6 +37,7 @@ def attributes(config, overrides, cfg, solver, split, lam):
         "oracle": solver.oracle.name,
         "oracle_K": solver.oracle.K,
         "oracle_mu": float(solver.oracle.mu),
+        "oracle_ties": solver.oracle.ties,
         "solver_threads": 1,
         "eval_threads": numba.get_num_threads(),
         "versions": {pkg: package_version(pkg) for pkg in

@@ -211,6 +211,7 @@ def test_sweep_then_plot(data_root, tmp_path):
     (["solver=sgd", "oracle=topk", "oracle.K=0"], "oracle.K=0"),
     (["solver=sgd", "oracle=exp", "oracle.mu=0"], "oracle.mu=0"),
     (["solver=svrg", "oracle=topk", "oracle.K=100000", "oracle.mu=1"], "oracle.K=100000"),
+    (["solver=svrg", "oracle=topk", "+oracle.ties=nope"], "oracle.ties=nope: choose one of"),
     (["eval.every=1e-9"], "eval.every=1e-09 must be at least"),
     (["seed=1180591620717411303424"], "seed=1180591620717411303424"),
 ])
@@ -260,7 +261,8 @@ def test_smoothed_solver_run_and_oracle_costs(data_root, tmp_path):
     ssvmbench("run", "solver=sc_svrg", "oracle=topk", "oracle.K=3", "oracle.mu=0.5",
               "solver.lr=0.001", "solver.passes=3", f"hydra.run.dir={run_dir}", cwd=tmp_path)
     trace, attrs = read_log(run_dir / "run.h5")
-    assert (attrs["oracle"], attrs["oracle_K"], attrs["oracle_mu"]) == ("topk", 3, 0.5)
+    assert (attrs["oracle"], attrs["oracle_K"], attrs["oracle_mu"], attrs["oracle_ties"]) == \
+        ("topk", 3, 0.5, "scan")
     assert attrs["method"] == "sc_svrg-topk-K3-mu0.5" and attrs["status"] == "finished"
     assert trace["effective_pass"].tolist() == pytest.approx([1, 2, 3], rel=1e-3)
     assert trace["primal"].iloc[-1] < trace["primal"].iloc[0]

@@ -7,10 +7,11 @@ import itertools
 import numpy as np
 import pytest
 
+from ssvmbench.data.scenes import load_scenes
 from ssvmbench.data.synthetic import random_chains
 from ssvmbench.errors import UserError
 from ssvmbench.solvers import make_solver
-from ssvmbench.tasks import chain
+from ssvmbench.tasks import chain, make_task
 from ssvmbench.tasks.chain_task import ChainTask
 from ssvmbench.tasks.kernels import mean_hinge_and_gradient
 from ssvmbench.tasks.oracles import Oracle, hinge_oracle
@@ -174,7 +175,9 @@ def test_bad_combinations_are_refused(name, options, oracle, fragment):
     ({"name": "soft"}, "oracle=soft"), ({"name": "topk", "K": 0, "mu": 1.0}, "oracle.K"),
     ({"name": "exp", "mu": 0.0}, "oracle.mu"), ({"name": "exp", "mu": "abc"}, "oracle.mu=abc"),
     ({"name": "exp", "mu": float("inf")}, "finite"), ({"name": "topk", "K": 2.5, "mu": 1.0},
-                                                      "whole number")])
+                                                      "whole number"),
+    ({"name": "topk", "K": 5, "mu": 1.0, "ties": "random"}, "oracle.ties=random: choose"),
+    ({"name": "max", "ties": "casimir"}, "oracle=max has none to order")])
 def test_bad_oracles_are_refused(kwargs, fragment):
     with pytest.raises(UserError, match=fragment):
         Oracle(**kwargs)
@@ -229,3 +232,19 @@ def test_the_authors_kappa_step_decay_and_warm_starts():
     np.testing.assert_array_equal(previous.anchor, w1)
     with pytest.raises(UserError, match="solver.L"):
         make_solver("sc_svrg", TASK, LAM, {"L": 32.0}, 0, Oracle("topk", 5, 1.0))
+
+
+def test_the_casimir_tie_order_is_a_top_k_setting_of_chain_tasks():
+    """``oracle.ties=casimir`` (issue 32) names its curves, changes the top-K oracle's
+    compiled kind, and is refused on a task whose top-K oracle has no such order."""
+    oracle = Oracle("topk", 5, 1.0, "casimir")
+    assert oracle.label() == ["topk", "K5", "mu1", "ties=casimir"]
+    assert Oracle("topk", 5, 1.0).label() == ["topk", "K5", "mu1"]
+    assert oracle.call == (3, 5, 1.0) and Oracle("topk", 5, 1.0).call == (1, 5, 1.0)
+    solver = make_solver("svrg", TASK, LAM, {}, 0, oracle)
+    solver.run_until(3 * TASK.n)
+    assert np.isfinite(solver.current()[0]).all()
+    boxes = make_task(load_scenes(n_train=20, n_test=1, size=32, seed=1).train)
+    with pytest.raises(UserError, match="oracle.ties=casimir is not an order of the top-K "
+                                        "oracle of boxes tasks"):
+        make_solver("svrg", boxes, LAM, {}, 0, oracle)

@@ -82,7 +82,8 @@ class Oracles:
     def topk_oracle(self, w, ws, ex, augment, K, mu):
         self.unary(w, ws, ex)
         return smoothing.topk_oracle(w, ws, self.task.dims, self.U, ex.T, ex.gold,
-                                     unit(ex, augment), K, mu, self.topk, self.R, self.E)
+                                     unit(ex, augment), K, mu, False, self.topk, self.R,
+                                     self.E)
 
     def exp_oracle(self, w, ws, ex, augment, mu):
         self.unary(w, ws, ex)
@@ -113,7 +114,7 @@ def test_topk_viterbi_matches_enumeration(L, T):
             best = orc.max(w, ws, ex, augment)
             for K in sorted({1, 2, 4, max(m - 1, 1), m, Kmax}):
                 n = smoothing.topk_viterbi(w, ws, task.dims, orc.U, T, ex.gold,
-                                           unit(ex, augment), K, work, Y, z)
+                                           unit(ex, augment), K, False, work, Y, z)
                 assert n == min(K, m)
                 np.testing.assert_allclose(z[:n], ref[:n], atol=1e-10)
                 assert np.all(np.diff(z[:n]) <= 0)
@@ -128,7 +129,75 @@ def test_topk_viterbi_matches_enumeration(L, T):
                 if K >= m:
                     assert found == set(map(tuple, ex.labelings))
     with pytest.raises(ValueError):
-        smoothing.topk_viterbi(w, ws, task.dims, orc.U, T, ex.gold, 1.0 / T, Kmax + 1, work, Y, z)
+        smoothing.topk_viterbi(w, ws, task.dims, orc.U, T, ex.gold, 1.0 / T, Kmax + 1, False,
+                               work, Y, z)
+
+
+# ------------------------------------------------- the Casimir authors' tie order (issue 32)
+
+
+def casimir_topk_reference(task, ex, w, augment, K):
+    """The Casimir authors' top-K Viterbi written out plainly (``viterbi_decode_top_k`` of
+    their ``viterbi.pyx``): every ``(t, b)`` keeps the first ``K`` of all ``(value, previous
+    label, rank)`` in decreasing order, as their C++ ``priority_queue`` pops them; values
+    summed as the kernels sum them. Returns ``[(score, labeling)]``, finite scores only."""
+    F, L = task.dims
+    U = np.zeros((ex.T, L))
+    chain.unary_scores(w, 1.0, task.dims, task.data, ex.i, U)
+    trans = w[F * L:F * L + L * L].reshape(L, L)
+    first, last = w[F * L + L * L:F * L + L * L + L], w[F * L + L * L + L:]
+    loss = unit(ex, augment)
+    node = [[U[t, b] + (loss if b != ex.gold[t] else 0.0) for b in range(L)]
+            for t in range(ex.T)]
+    first_value = [U[0, b] + first[b] + (loss if b != ex.gold[0] else 0.0) for b in range(L)]
+    table = [[[(first_value[b], -1, -1)] + [(-np.inf, -1, -1)] * (K - 1) for b in range(L)]]
+    for t in range(1, ex.T):
+        table.append([sorted(((table[t - 1][a][k][0] + trans[a, b]) + node[t][b], a, k)
+                             for a in range(L) for k in range(K))[::-1][:K]
+                      for b in range(L)])
+    ends = sorted((table[-1][b][k][0] + last[b], b, k) for b in range(L) for k in range(K))
+    out = []
+    for value, b, k in ends[::-1][:K]:
+        if value == -np.inf:
+            break
+        y = [b]
+        for t in range(ex.T - 1, 0, -1):
+            _, b, k = table[t][b][k]
+            y.append(b)
+        out.append((value, y[::-1]))
+    return out
+
+
+@pytest.mark.parametrize("L,T", [(2, 1), (2, 4), (3, 3), (4, 3), (3, 5)])
+def test_topk_viterbi_with_the_casimir_tie_order_matches_their_algorithm(L, T):
+    """``casimir_ties``: the same K best scores as enumeration, and among ties the labelings
+    of the authors' priority-queue order (their algorithm, written out plainly above), on
+    weights where many or all labelings tie."""
+    task, examples = make(L, T, seed=L * 10 + T + 1)
+    m = L**T
+    work, Y, z, _ = smoothing.topk_buffers(task.max_len, L, m + 3)
+    orc = Oracles(task)
+    rng = np.random.default_rng(T)
+    weights = [np.zeros(task.d), np.round(rng.normal(size=task.d)),
+               rng.integers(-1, 2, size=task.d).astype(float)]
+    differs = False
+    for ex in examples:
+        for w in weights:
+            for augment in (False, True):
+                ref = np.sort(ex.scores(w, 1.0, augment))[::-1]
+                for K in sorted({1, 2, 4, max(m - 1, 1), m, m + 3}):
+                    orc.unary(w, 1.0, ex)
+                    n = smoothing.topk_viterbi(w, 1.0, task.dims, orc.U, T, ex.gold,
+                                               unit(ex, augment), K, True, work, Y, z)
+                    expected = casimir_topk_reference(task, ex, w, augment, K)
+                    assert n == len(expected) == min(K, m)
+                    np.testing.assert_allclose(z[:n], ref[:n], atol=1e-10)
+                    assert [list(y[:T]) for y in Y[:n]] == [y for _, y in expected]
+                    assert list(z[:n]) == [v for v, _ in expected]
+                    smoothing.topk_viterbi(w, 1.0, task.dims, orc.U, T, ex.gold,
+                                           unit(ex, augment), K, False, work, Y, z)
+                    differs |= [list(y[:T]) for y in Y[:n]] != [y for _, y in expected]
+    assert differs or m == 2          # the two orders pick different tied labelings
 
 
 # ------------------------------------------------------------------ simplex, l2^2 value

@@ -63,7 +63,9 @@ class Task(ABC):
     ``kernels``       ``{name: compiled function}`` for the names of :data:`KERNEL_NAMES` it
                       implements (at least :data:`CORE_KERNELS`);
     ``LOSSES``        the task losses it supports, the first its default;
-    ``oracles``       the hinge oracles it can run (Casimir Table 1).
+    ``oracles``       the hinge oracles it can run (Casimir Table 1);
+    ``topk_ties``     the tie orders of its top-K oracle (``oracle.ties``; the first its
+                      own, :data:`~ssvmbench.tasks.oracles.TIES`).
 
     Attributes an instance sets in ``__init__(dataset, loss)``:
 
@@ -89,6 +91,7 @@ class Task(ABC):
     kernels = {}
     LOSSES = ()
     oracles = ("max",)
+    topk_ties = ("scan",)
 
     @abstractmethod
     def __init__(self, dataset, loss):

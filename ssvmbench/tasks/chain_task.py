@@ -38,6 +38,7 @@ class ChainTask(Task):
     }
     LOSSES = ("normalized_hamming", "hamming")
     oracles = ("max", "topk", "exp")
+    topk_ties = ("scan", "casimir")     # casimir: the authors' NER code's order (issue 32)
 
     def __init__(self, ds: ChainDataset, loss="normalized_hamming"):
         if loss not in self.LOSSES:

@@ -21,17 +21,22 @@ from ssvmbench.tasks import smoothing, transitions
 from ssvmbench.tasks.chain import labeling_score, loss_unit, psi_residual, viterbi
 
 KINDS = {"max": 0, "topk": 1, "exp": 2}
+TOPK_CASIMIR_TIES = 3   # the compiled kind of the top-K oracle with oracle.ties=casimir
+TIES = {"scan": "ours: the best predecessor's list first, then the others by label",
+        "casimir": "the Casimir authors' (viterbi.pyx): larger previous label, then rank"}
 MAX_K = 1000
 
 
 @dataclass(frozen=True)
 class Oracle:
-    """A validated oracle choice: ``name`` in :data:`KINDS`, ``K`` (top-K) and ``mu``
-    (smoothing of top-K and exp)."""
+    """A validated oracle choice: ``name`` in :data:`KINDS`, ``K`` (top-K), ``mu``
+    (smoothing of top-K and exp) and ``ties``, the order among tied labelings of the top-K
+    oracle (:data:`TIES`)."""
 
     name: str = "max"
     K: int = 1
     mu: float = 0.0
+    ties: str = "scan"
 
     def __post_init__(self):
         if self.name not in KINDS:
@@ -45,24 +50,31 @@ class Oracle:
             raise UserError(f"oracle.mu={self.mu} must be > 0 for oracle={self.name}")
         if not mu >= 0:
             raise UserError(f"oracle.mu={self.mu} must be >= 0 (the smoothing of top-K and exp)")
+        if self.ties not in TIES:
+            raise UserError(f"oracle.ties={self.ties}: choose one of {list(TIES)} (the order "
+                            "among tied labelings of the top-K oracle)")
+        if self.ties != "scan" and self.name != "topk":
+            raise UserError(f"oracle.ties={self.ties} orders the top-K oracle's ties; "
+                            f"oracle={self.name} has none to order")
         object.__setattr__(self, "K", int(K))
         object.__setattr__(self, "mu", 0.0 if self.name == "max" else mu)  # max: unsmoothed
 
     @property
     def kind(self):
-        return KINDS[self.name]
+        """The compiled oracle code: :data:`KINDS`, or :data:`TOPK_CASIMIR_TIES`."""
+        return TOPK_CASIMIR_TIES if self.ties == "casimir" else KINDS[self.name]
 
     @property
     def call(self):
         """``(kind, K, mu)``: what the compiled oracle calls take."""
-        return KINDS[self.name], self.K, self.mu
+        return self.kind, self.K, self.mu
 
     def label(self):
         """Parts of a method name for plots: none for the max oracle."""
         if self.name == "max":
             return []
         return [self.name] + ([f"K{self.K}"] if self.name == "topk" else []) + [
-            f"mu{self.mu:g}"]
+            f"mu{self.mu:g}"] + ([f"ties={self.ties}"] if self.ties != "scan" else [])
 
     def buffers(self, max_len, L):
         """Scratch for :func:`hinge_oracle` (the unused oracles' parts are tiny)."""
@@ -77,7 +89,8 @@ def hinge_oracle(kind, K, mu, w, ws, dims, U, T, gold, unit, bufs, y, R, E):
     """Value of the (smoothed) hinge ``f_i`` at the weights ``ws * w`` (``U``: their unary
     scores; ``unit``: the loss of one wrong token, :func:`~ssvmbench.tasks.chain.loss_unit`)
     and its gradient with respect to those weights, written to ``(R, E)``.
-    ``kind``: 0 max, 1 top-K, 2 exp; ``bufs`` from :meth:`Oracle.buffers`; ``y`` a labeling
+    ``kind``: 0 max, 1 top-K, 2 exp, 3 top-K with the Casimir authors' tie order
+    (:attr:`Oracle.kind`); ``bufs`` from :meth:`Oracle.buffers`; ``y`` a labeling
     scratch (after the max oracle it holds the loss-augmented argmax)."""
     delta, topk_bufs, exp_bufs = bufs
     L = dims[1]
@@ -86,8 +99,9 @@ def hinge_oracle(kind, K, mu, w, ws, dims, U, T, gold, unit, bufs, y, R, E):
         top = viterbi(w, ws, dims, U, T, gold, unit, delta, y)
         psi_residual(y, gold, T, R, E)          # phi(y*) - phi(y_i)
         return top - gold_score
-    if kind == 1:
-        top = smoothing.topk_oracle(w, ws, dims, U, T, gold, unit, K, mu, topk_bufs, R, E)
+    if kind == 1 or kind == TOPK_CASIMIR_TIES:
+        top = smoothing.topk_oracle(w, ws, dims, U, T, gold, unit, K, mu,
+                                    kind == TOPK_CASIMIR_TIES, topk_bufs, R, E)
     else:
         top = smoothing.exp_oracle(w, ws, dims, U, T, gold, unit, mu, exp_bufs, R, E)
     keys, vals, size, wk, wv = E

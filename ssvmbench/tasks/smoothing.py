@@ -114,8 +114,41 @@ def _k_best_of_lists(lists, shift, K, best, codes, tmp, tmp_codes):
             codes[k] = tmp_codes[k]
 
 
+@nb.njit(cache=True, inline="always")
+def _k_best_of_lists_casimir(lists, shift, node, K, best, codes):
+    """:func:`_k_best_of_lists` with the Casimir authors' tie order: the ``K`` largest of
+    ``lists[a, r] + shift[a] + node`` by ``(value, a, r)`` (the node's own score included
+    before comparing, as they compare), so that among equal values the larger
+    previous label ``a`` comes first, then the larger rank ``r``: the order in which their
+    top-K Viterbi (``casimir/data/named_entity_recognition/viterbi.pyx``,
+    ``viterbi_decode_top_k``) pops a C++ ``priority_queue<pair<double, pair<int, int>>>``
+    of all ``(value, (previous tag, rank))``. Each entry is inserted into the sorted
+    ``best[:K]``; a row stops at its first entry below the ``K``-th best."""
+    n = 0
+    for a in range(lists.shape[0]):
+        x = shift[a]
+        for r in range(K):
+            v = lists[a, r] + x + node
+            code = (a << 32) | r
+            if n == K:
+                if v < best[K - 1]:
+                    break                 # the rest of row a is no larger
+                if v == best[K - 1] and code < codes[K - 1]:
+                    continue
+                j = K - 1
+            else:
+                j = n
+                n += 1
+            while j > 0 and (best[j - 1] < v or (best[j - 1] == v and codes[j - 1] < code)):
+                best[j] = best[j - 1]
+                codes[j] = codes[j - 1]
+                j -= 1
+            best[j] = v
+            codes[j] = code
+
+
 @nb.njit(cache=True)
-def topk_viterbi(w, ws, dims, U, T, gold, unit, K, work, Y_out, z_out):
+def topk_viterbi(w, ws, dims, U, T, gold, unit, K, casimir_ties, work, Y_out, z_out):
     """The K best labelings of the chain and their scores, sorted decreasing (the top-K
     oracle's inference, Definition 1; "Top-K DP" of Table 1, paper Section 2).
 
@@ -128,10 +161,12 @@ def topk_viterbi(w, ws, dims, U, T, gold, unit, K, work, Y_out, z_out):
     merge of each other list that can contribute): ``O(T L (L + m K))`` time with ``m``
     lists merged; with its unary scores the oracle call costs about 1.5 max-oracle calls
     on CoNLL-2003 NER (``L = 8, K = 5``), 3 on OCR (``L = 26``). Writes the labelings to
-    ``Y_out[:n, :T]`` and their scores to ``z_out[:n]`` and returns ``n = min(K, L^T)``;
-    ties are broken by scan order, so the best labeling is Viterbi's
-    (:func:`~ssvmbench.tasks.chain.viterbi`). ``work`` is the first item of
-    :func:`topk_buffers` (built for at least ``K``).
+    ``Y_out[:n, :T]`` and their scores to ``z_out[:n]`` and returns ``n = min(K, L^T)``.
+    Ties are broken by scan order, so the best labeling is Viterbi's
+    (:func:`~ssvmbench.tasks.chain.viterbi`), or with ``casimir_ties`` in the Casimir
+    authors' order (:func:`_k_best_of_lists_casimir`): at ``w = 0`` every score is a
+    Hamming count and the K returned depend on that order alone. ``work`` is the first item
+    of :func:`topk_buffers` (built for at least ``K``).
     """
     delta, back, shifts, best, codes, tmp, tmp_codes = work
     if K < 1 or K > delta.shape[2]:
@@ -147,14 +182,21 @@ def topk_viterbi(w, ws, dims, U, T, gold, unit, K, work, Y_out, z_out):
     delta[0, :, 1:K] = -np.inf
     for t in range(1, T):
         for b in range(L):
-            _k_best_of_lists(delta[t - 1], shifts[b], K, best, codes, tmp, tmp_codes)
             node = U[t, b]
             if b != gold[t]:
                 node += unit
+            if casimir_ties:
+                _k_best_of_lists_casimir(delta[t - 1], shifts[b], node, K, best, codes)
+                node = 0.0                            # already in best
+            else:
+                _k_best_of_lists(delta[t - 1], shifts[b], K, best, codes, tmp, tmp_codes)
             for k in range(K):
                 delta[t, b, k] = best[k] + node
                 back[t, b, k] = codes[k]
-    _k_best_of_lists(delta[T - 1], shifts[L], K, best, codes, tmp, tmp_codes)
+    if casimir_ties:
+        _k_best_of_lists_casimir(delta[T - 1], shifts[L], 0.0, K, best, codes)
+    else:
+        _k_best_of_lists(delta[T - 1], shifts[L], K, best, codes, tmp, tmp_codes)
     n = 0
     while n < K and best[n] > -np.inf:
         z_out[n] = best[n]
@@ -256,16 +298,17 @@ def weighted_labelings_direction(Y, p, n, T, L, R, E):
 
 
 @nb.njit(cache=True)
-def topk_oracle(w, ws, dims, U, T, gold, unit, K, mu, buffers, R, E):
+def topk_oracle(w, ws, dims, U, T, gold, unit, K, mu, casimir_ties, buffers, R, E):
     """Top-K oracle (paper Section 2, Definition 1; Table 1 "Top-K DP"): the value
     ``h_{mu,K}`` of the ``l2^2``-smoothed max over the K best (loss-augmented) scores and
     its gradient ``sum_k p_k phi(x, y_(k))``, ``p = proj_simplex(z_[K] / mu)``, written to
     ``(R, E)``. ``buffers = (work, Y, z, p)`` from :func:`topk_buffers`; on return ``Y``,
     ``z`` and ``p`` hold the labelings, scores and weights (entries past ``min(K, L^T)``
-    have ``z = -inf``, ``p = 0``). One call is one oracle call. As ``mu -> 0`` it is the max
-    oracle (``p = e_1``); for ``K >= L^T`` it is the exact ``l2^2`` smoothing."""
+    have ``z = -inf``, ``p = 0``); ``casimir_ties``: the tie order of :func:`topk_viterbi`.
+    One call is one oracle call. As ``mu -> 0`` it is the max oracle (``p = e_1``); for
+    ``K >= L^T`` it is the exact ``l2^2`` smoothing."""
     work, Y, z, p = buffers
-    n = topk_viterbi(w, ws, dims, U, T, gold, unit, K, work, Y, z)
+    n = topk_viterbi(w, ws, dims, U, T, gold, unit, K, casimir_ties, work, Y, z)
     value = l2_smoothed_max(z, n, mu, p)
     for k in range(n, K):
         z[k] = -np.inf
