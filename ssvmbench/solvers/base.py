@@ -90,8 +90,8 @@ class Solver(ABC):
                             f"oracle={'|'.join(task.oracles)}")
         if self.oracle.ties not in task.topk_ties:
             raise Incompatible(f"oracle.ties={self.oracle.ties} is not an order of the top-K "
-                               f"oracle of {task.kind} tasks (data={task.dataset.name}): use "
-                               f"oracle.ties={'|'.join(task.topk_ties)}")
+                               f"oracle of {task.kind} tasks (data={task.dataset.name}); it "
+                               f"breaks ties as: {'|'.join(task.topk_ties)}")
         self.opts = self._check_options(dict(options))
         self.rng = np.random.default_rng(seed)
         self.iterate_names = list(self.opts.pop("iterates", self.default_iterates))

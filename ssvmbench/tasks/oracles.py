@@ -22,8 +22,8 @@ from ssvmbench.tasks.chain import labeling_score, loss_unit, psi_residual, viter
 
 KINDS = {"max": 0, "topk": 1, "exp": 2}
 TOPK_CASIMIR_TIES = 3   # the compiled kind of the top-K oracle with oracle.ties=casimir
-TIES = {"scan": "ours: the best predecessor's list first, then the others by label",
-        "casimir": "the Casimir authors' (viterbi.pyx): larger previous label, then rank"}
+TIES = ("scan",      # ours: the best predecessor's list first, then the others by label
+        "casimir")   # the Casimir authors' viterbi.pyx: larger previous label, then rank
 MAX_K = 1000
 
 
