@@ -44,7 +44,7 @@ def test_the_authors_counts_tags_and_epoch_zero_numbers(conll2003_root, test_spl
     assert split.metric == "tag_f1"
     assert ("hashed into 65535 buckets" if hashing else "unhashed") in split.variant
     train, test = make_task(split.train, "hamming"), make_task(split.test, "hamming")
-    assert train.d == (65535 if hashing else 8 * 79307 + 8 * 8 + 2 * 8)
+    assert train.d == (65535 if hashing else 8 * 79316 + 8 * 8 + 2 * 8)
     w = np.zeros(train.d)
     assert train.evaluate(w)[0] == pytest.approx(14.50189, abs=1e-5)
     predictions = test.evaluate(w, with_hinge=False)[2]
@@ -53,7 +53,22 @@ def test_the_authors_counts_tags_and_epoch_zero_numbers(conll2003_root, test_spl
 
 
 def test_vocabulary_keeps_words_seen_three_times_in_first_appearance_order():
-    assert casimir_ner.vocabulary(["b", "a", "b", "c", "a", "b", "a", "c"]) == {"b": 1, "a": 2}
+    assert casimir_ner.vocabulary(["b", "a", "b", "c", "a", "b", "a", "c"]) == {
+        "b": 1, "a": 2, "START": -1, "STOP": -2}
+
+
+def test_the_words_start_and_stop_take_the_padding_ids_unless_frequent(conll2003_root):
+    """The authors' reader gives the words ``START`` and ``STOP`` the ids of the sentence
+    padding (-1, -2) unless they are frequent: eng.train's sentence 2187 ("SOCCER - ... START
+    NEW SEASON WITH A WIN .") has ``START`` once, and their objective on it differed from ours
+    until the loader did the same (found by scripts/peer_casimir.sh)."""
+    assert casimir_ner.vocabulary(["START"] * 3 + ["STOP"]) == {"START": 1, "STOP": -2}
+    table = read_conll2003(str(conll2003_root), "testb", download=False)[0]["train"]
+    vocab = casimir_ner.vocabulary(table["word"])
+    a, b = table["offsets"][2187], table["offsets"][2188]
+    words = table["word"][a:b]
+    assert words[:4] == ["SOCCER", "-", words[2], "START"] and words[-1] == "."
+    assert [vocab.get(w, casimir_ner.UNKNOWN) for w in words][3] == casimir_ner.START
 
 
 def authors_score(obs, y, W, first, transition):

@@ -34,7 +34,7 @@ from ssvmbench.errors import UserError
 
 MIN_WORD_COUNT = 3            # reader.py: words with count > 2 keep their identity
 START, STOP, UNKNOWN = -1, -2, 0
-CACHE_VERSION = "casimir-templates-2"
+CACHE_VERSION = "casimir-templates-3"   # 3: the words START and STOP take the padding ids
 
 # features.pyx: hash_function(slot, a2, a3) = (17 * 31^3 + 961 slot + 31 a2 + a3) mod dim
 N_BUCKETS = 2**16 - 1
@@ -87,12 +87,15 @@ def first_appearance(values):
 
 def vocabulary(words):
     """Word ids: 1, 2, ... for words seen at least ``MIN_WORD_COUNT`` times in first-appearance
-    order; every other word is ``UNKNOWN`` (0)."""
+    order; every other word is ``UNKNOWN`` (0), except the words ``START`` and ``STOP``, which
+    keep the ids of the sentence padding, ``START`` / ``STOP`` (reader.py sets
+    ``word_to_idx['START'], word_to_idx['STOP'] = -1, -2`` before the frequent words: eng.train
+    has ``START`` once, in sentence 2187)."""
     counts = {}
     for word in words:
         counts[word] = counts.get(word, 0) + 1
     kept = [w for w in counts if counts[w] >= MIN_WORD_COUNT]
-    return {word: k + 1 for k, word in enumerate(kept)}
+    return {"START": START, "STOP": STOP, **{word: k + 1 for k, word in enumerate(kept)}}
 
 
 def observations(table, vocab, pos_ids, chunk_ids):
