@@ -91,6 +91,7 @@ def test_the_compiling_line_estimates_from_the_last_cold_start(tmp_path, monkeyp
     assert capsys.readouterr().err == "compiling kernels (first run only, ~41 s)\n"
     assert coldstart.estimate("bcfw") < 41 and coldstart.estimate("ssg") == coldstart.TYPICAL_S
 
+
 def test_single_run_writes_exactly_one_log(data_root, tmp_path):
     run_dir = tmp_path / "DIR"
     out = ssvmbench("run", "solver=bcfw", "data=ocr", "lambda=0.01", "seed=3", "solver.passes=2",
