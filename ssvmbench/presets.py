@@ -27,6 +27,7 @@ from ssvmbench.batch import expected_wall_s, is_hydra_override, sweep_jobs
 from ssvmbench.errors import UserError, read_yaml
 from ssvmbench.launchers import launcher_settings, run_batch, workers
 from ssvmbench.messages import duration
+from ssvmbench.provenance import committed_files
 from ssvmbench.paths import config_dir
 
 KEYS = {"paper", "item", "claim", "deviations", "checks", "sweeps", "plot", "sizes"}
@@ -245,6 +246,10 @@ def configure_parser(parser):
                              "every preset in DIR to DIR/report.md (default: "
                              "results/reproduce/SIZE)")
     parser.add_argument("--dry-run", action="store_true", help="print the commands only")
+    parser.add_argument("--overwrite-committed", action="store_true",
+                        help="allow an --out that holds results committed to git (refused "
+                             "otherwise, so that a checkout's results are not redrawn by "
+                             "accident)")
     parser.add_argument("--overrides", nargs="+", default=[], metavar="OVERRIDE",
                         help="added to every sweep, replacing a value the sweep sets "
                              "(data=voc for the synthetic scenes), e.g. --overrides "
@@ -288,6 +293,10 @@ def main(args):
             print("#   ssvmbench " + shlex.join(step), flush=True)
     if args.dry_run:
         return 0
+    committed = committed_files(out)
+    if committed and not args.overwrite_committed:
+        raise UserError(f"{out} holds results committed to git (e.g. {committed[0]}): give "
+                        "another --out, or --overwrite-committed to redraw them")
     for name in names:
         if name.endswith(".yaml"):                        # the report finds it there
             (out / figure_dir(name)).mkdir(parents=True, exist_ok=True)

@@ -79,3 +79,16 @@ def git_revision():
         if out.returncode == 0:
             return out.stdout.strip()
     return "unknown"
+
+
+def committed_files(directory):
+    """The files under ``directory`` that git tracks (none outside a git work tree)."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        return []
+    try:
+        out = subprocess.run(["git", "ls-files", "--", "."], capture_output=True, text=True,
+                             cwd=directory, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    return out.stdout.split() if out.returncode == 0 else []

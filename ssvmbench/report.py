@@ -2,8 +2,10 @@
 
 For every preset whose figures are in ``DIR/<preset>`` (all presets found, or those named),
 ``DIR/report.md`` shows the paper's claim, our figures and tables, and the preset's
-``checks`` (:mod:`ssvmbench.claims`) computed on the same logs and centre lines as the
-figures; ``DIR/checks.csv`` lists the checks' results.
+``checks`` (:mod:`ssvmbench.claims`) computed on the same rows and centre lines as the
+figures: the traces ``plot`` wrote beside them (``DIR/<preset>/traces.parquet``), so that the
+report of a committed reproduction is re-derived without its run logs; ``DIR/checks.csv``
+lists the checks' results.
 """
 
 import argparse
@@ -14,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ssvmbench import claims, messages, presets
+from ssvmbench import claims, messages, presets, traces
 from ssvmbench.errors import UserError
 from ssvmbench.launchers import SLURM_STARTUP_S
 from ssvmbench.plotting import commands as plot_command
@@ -37,13 +39,16 @@ def main(args):
         name for name in presets.available() if (out / name).is_dir()] + sorted(
         str(copy) for copy in out.glob(f"*/{presets.PRESET_COPY}")
         if copy.parent.name not in presets.available())
+    stale = [name for name in names if not _traces(name, out).is_file()]
+    names = [name for name in names if name not in stale]
     if not names:
-        raise UserError(f"no preset figures under {out}; run `ssvmbench reproduce PRESET "
-                        f"--out {out}` first")
+        raise UserError(f"no preset figures with their {traces.NAME} under {out}; run "
+                        f"`ssvmbench reproduce PRESET --out {out}` first")
     sections, rows, runs, sized = [], [], [], {}
     for name in names:
         preset = presets.load(name)
-        df = _logs(preset, out)
+        df = load_logs(_traces(name, out))
+        check_panels(df)
         runs.append(df.drop_duplicates("run"))
         verdicts = check_preset(preset, df)
         rows += [{"preset": presets.figure_dir(name), "item": f"{preset['paper']} {preset['item']}",
@@ -61,18 +66,16 @@ def main(args):
     total = compute_time(pd.concat(runs).drop_duplicates("run"))
     small = sorted({presets.figure_dir(name) for name, deviations in sized.items()
                     if "size" in deviations})
-    (out / "report.md").write_text(_header(out, table, total, small) + "\n".join(sections))
+    (out / "report.md").write_text(_header(out, table, total, small, stale)
+                                   + "\n".join(sections))
     print(out / "report.md")
     print(out / "checks.csv")
     return 0
 
 
-def _logs(preset, out):
-    """The rows of the preset's logs (``out/logs/<sweep>``), checked as ``plot`` does."""
-    logs = [out / "logs" / sweep for sweep in preset["sweeps"]]
-    df = load_logs(*[log for log in logs if log.is_dir()] or logs)
-    check_panels(df)
-    return df
+def _traces(name, out):
+    """The traces file the preset's figures were drawn from (``ssvmbench plot`` writes it)."""
+    return out / presets.figure_dir(name) / traces.NAME
 
 
 def check_preset(preset, df):
@@ -122,11 +125,16 @@ def _compute(runs, total, longest):
             f"{SLURM_STARTUP_S:.0f} s of a task's start-up), plus queueing.")
 
 
-def _header(out, table, total, small):
+def _header(out, table, total, small, stale):
     counts = table["result"].value_counts()
     verdicts = ", ".join(f"{counts.get(word, 0)} {word}" for word in
                          (*claims.WORDS.values(), claims.NOT_COMPARABLE))
     lines = [f"# Reproduction report: {out}", ""]
+    if stale:
+        folders = ", ".join(presets.figure_dir(name) for name in stale)
+        lines += [f"**Not in this report** ({len(stale)} presets: {folders}): their folders hold "
+                  f"no {traces.NAME}, so their checks cannot be derived; `ssvmbench reproduce "
+                  f"PRESET --out {out}` writes it (finished runs are kept).", ""]
     if small:
         lines += [f"**Smaller than the papers' runs** ({len(small)} of "
                   f"{table['preset'].nunique()} presets: {', '.join(small)}; fewer passes or "

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
+from ssvmbench import traces
 from ssvmbench.errors import UserError
 from ssvmbench.messages import say
 
@@ -339,9 +340,11 @@ def find_logs(root):
 def load_logs(*roots):
     """All rows of all logs under the ``roots`` as one tidy table, tagged with the run's
     ``solver``, ``method`` (solver and non-default options; the solver if absent),
-    ``data``, ``data_variant``, ``lambda``, ``seed``, ``status`` and ``run`` (its path)."""
-    frames = []
-    for path in sorted({path for root in roots for path in find_logs(root)}):
+    ``data``, ``data_variant``, ``lambda``, ``seed``, ``status`` and ``run`` (its path). A
+    root that is a traces file (:mod:`ssvmbench.traces`) gives the rows it holds."""
+    frames = [traces.read(root) for root in roots if traces.is_traces(root)]
+    logs = [root for root in roots if not traces.is_traces(root)]
+    for path in sorted({path for root in logs for path in find_logs(root)}):
         try:
             trace, attrs = read_log(path)
         except (OSError, KeyError, ValueError, RuntimeError) as err:
@@ -363,8 +366,8 @@ def load_logs(*roots):
             frames.append(trace)
     if not frames:
         where = ", ".join(map(str, roots))
-        raise UserError(f"no run logs (*.h5) with rows found under {where}; "
-                        "run `ssvmbench run ...` first or check the path")
+        raise UserError(f"no run logs (*.h5) or traces (*.parquet) with rows found under "
+                        f"{where}; run `ssvmbench run ...` first or check the path")
     table = pd.concat(frames, ignore_index=True)
     table["lambda"] = pd.to_numeric(table["lambda"], errors="coerce").astype(float)
     return table

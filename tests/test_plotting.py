@@ -1,5 +1,7 @@
 """Plot data (suboptimality reference, aggregation over seeds, summary) and the plot command."""
 
+import shutil
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -9,7 +11,7 @@ from ssvmbench.errors import UserError
 from ssvmbench.plotting.curves import add_suboptimality, aggregate, method_label
 from ssvmbench.plotting.sap_tables import best_within, latex
 from ssvmbench.plotting.styles import curve_styles
-from ssvmbench.runlog import RunLog
+from ssvmbench.runlog import RunLog, load_logs
 
 
 def table(**columns):
@@ -118,7 +120,7 @@ def test_plot_command_writes_figures_and_summary(tmp_path, capsys):
     out = tmp_path / "figures" / "new"
     assert main(["plot", str(tmp_path / "logs"), "-o", str(out)]) == 0
     names = ("suboptimality.png", "suboptimality.pdf", "test_error.png", "test_error.pdf",
-             "provenance.csv", "summary.csv", "summary.md")
+             "provenance.csv", "summary.csv", "summary.md", "traces.parquet")
     assert sorted(capsys.readouterr().out.split()) == sorted(str(out / n) for n in names)
     for name in names:
         assert (out / name).stat().st_size > 100
@@ -135,6 +137,27 @@ def test_plot_command_writes_figures_and_summary(tmp_path, capsys):
     runs = pd.read_csv(out / "provenance.csv")
     assert len(runs) == 5 and set(runs["git_revision"]) == {"abc123"}
     assert set(runs["dataset_checksum"]) == {"d0d0"} and runs["run"].is_unique
+
+
+def test_the_traces_a_plot_writes_redraw_it_without_the_logs(tmp_path, capsys):
+    """Issue 32: ``plot`` writes every row it read to traces.parquet; plotting that file,
+    with the logs gone, gives the same tables and the same traces byte for byte."""
+    (tmp_path / "logs").mkdir()
+    write_logs(tmp_path / "logs")
+    first, again = tmp_path / "figures", tmp_path / "again"
+    assert main(["plot", str(tmp_path / "logs"), "-o", str(first), "--methods", "bcfw"]) == 0
+    written = load_logs(tmp_path / "logs")
+    shutil.rmtree(tmp_path / "logs")
+    traces = load_logs(first / "traces.parquet")
+    assert len(traces) == len(written) == 3 * (2 * 2 + 2 + 2)    # every curve, not only bcfw
+    def values(df):                  # a missing value as None, whatever its type said
+        return df.drop(columns="run").astype(object).where(df.notna(), None)
+    pd.testing.assert_frame_equal(values(traces), values(written), check_dtype=False)
+    assert main(["plot", str(first / "traces.parquet"), "-o", str(again),
+                 "--methods", "bcfw"]) == 0
+    for name in ("summary.csv", "provenance.csv", "traces.parquet"):
+        assert (again / name).read_bytes() == (first / name).read_bytes(), name
+    capsys.readouterr()
 
 
 def test_plot_refuses_to_mix_objectives_in_a_panel(tmp_path, capsys):
@@ -171,7 +194,8 @@ def test_plot_options_and_bad_optimum(tmp_path, capsys):
                  "--x", "time_s", "--optimum", str(optimum)]) == 0
     printed = capsys.readouterr().out.split()
     assert printed == [str(out / n) for n in ("suboptimality.svg", "test_error.svg",
-                                              "provenance.csv", "summary.csv", "summary.md")]
+                                              "provenance.csv", "summary.csv", "summary.md",
+                                              "traces.parquet")]
     assert main(["plot", str(tmp_path / "logs"), "-o", str(out), "--format", "png",
                  "--y", "primal", "test_metric", "--band", "std"]) == 0
     assert capsys.readouterr().out.split()[:2] == [str(out / "primal.png"),

@@ -5,6 +5,7 @@ and ``ssvmbench plot``, resuming when run again, and ``ssvmbench report`` checks
 import argparse
 import re
 import shlex
+import shutil
 from collections import defaultdict
 from pathlib import Path
 
@@ -123,6 +124,12 @@ def test_smoke_presets_end_to_end_and_resume(data_root, conll2000_root, conll200
     assert (checks["quote"].str.len() > 0).all() and (checks["why"].str.len() > 0).all()
     assert "What still differs from the paper:" in report
     assert "- **seeds**: 2 random runs per curve here, 10 in the paper" in report
+    # issue 32: the figure folders alone (their traces, no logs) give the same checks
+    alone = tmp_path / "without_logs"
+    for name in PRESETS:
+        shutil.copytree(out / name, alone / name)
+    ssvmbench("report", str(alone), cwd=tmp_path)
+    assert (alone / "checks.csv").read_bytes() == (out / "checks.csv").read_bytes()
     figure = out / "bcfw_figure2_ocr" / "suboptimality.png"
     figure.unlink()
     again = ssvmbench("reproduce", "bcfw_figure2_ocr", *options, cwd=tmp_path).stdout
@@ -153,6 +160,24 @@ def test_a_paper_prefix_stands_for_its_presets():
     assert expand(["bcfw_figure2_ocr", "bcfw"])[0] == "bcfw_figure2_ocr"
     with pytest.raises(UserError, match="paper prefix"):
         expand(["bcf"])
+
+
+def test_reproduce_does_not_redraw_committed_results_unless_asked(tmp_path):
+    """Issue 32: an --out holding files git tracks (a checkout's committed reproduction) is
+    refused before anything runs, and nothing in it changes."""
+    out = tmp_path / "results"
+    out.mkdir()
+    (out / "report.md").write_text("committed")
+    for git in (["init", "-q"], ["add", "results"],
+                ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "results"]):
+        command(["git", *git], cwd=tmp_path)
+    result = ssvmbench("reproduce", "bcfw_figure2_ocr", "--size", "smoke", "--out", str(out),
+                       cwd=tmp_path, check=False)
+    assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
+    assert "committed to git (e.g. report.md)" in result.stderr
+    assert "--overwrite-committed" in result.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["report.md"]
+    assert (out / "report.md").read_text() == "committed"
 
 
 def test_report_without_figures_says_what_to_run(tmp_path):

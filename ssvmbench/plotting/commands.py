@@ -1,4 +1,5 @@
-"""``ssvmbench plot DIR -o OUTDIR``: BCFW Figures 1-3 style panels and a summary table."""
+"""``ssvmbench plot DIR -o OUTDIR``: BCFW Figures 1-3 style panels, a summary table and the
+per-pass traces they are drawn from (:mod:`ssvmbench.traces`)."""
 
 import math
 import os
@@ -9,6 +10,7 @@ import pandas as pd
 from matplotlib import ticker
 from matplotlib.figure import Figure
 
+from ssvmbench import traces
 from ssvmbench.errors import UserError
 from ssvmbench.metrics import registered as registered_metrics
 from ssvmbench.plotting.curves import (PANEL, add_suboptimality, aggregate, check_panels,
@@ -37,7 +39,8 @@ SUBOPTIMALITY_REFERENCE = ("primal suboptimality: the primal minus the best dual
 
 def configure_parser(parser):
     parser.add_argument("logs", nargs="+", metavar="DIR",
-                        help="directories searched for run logs (*.h5)")
+                        help="directories searched for run logs (*.h5), or traces files "
+                             "(a figure folder's traces.parquet, which plot writes)")
     parser.add_argument("-o", "--out", required=True, metavar="OUTDIR",
                         help="output directory (created if needed)")
     parser.add_argument("--format", nargs="+", choices=["png", "pdf", "svg"],
@@ -64,9 +67,9 @@ def configure_parser(parser):
 
 
 def main(args):
-    df = load_logs(*args.logs)
-    check_panels(df)
-    df = add_suboptimality(df, read_optimum(args.optimum))
+    logged = load_logs(*args.logs)
+    check_panels(logged)
+    df = add_suboptimality(logged, read_optimum(args.optimum))
     if args.methods:
         df = only(df, args.methods)
     out = Path(args.out)
@@ -74,6 +77,7 @@ def main(args):
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise UserError(f"cannot create the output directory {out} ({err}); choose another -o")
+    traces.write(logged, out / traces.NAME)
     stats = {y: aggregate(df, y, args.x) for y in args.y}
     styles = curve_styles(stats[args.y[0]]["method"].unique())
     written = []
@@ -94,6 +98,7 @@ def main(args):
         written += [out / "best_within.md", out / "best_within.tex"]
         written[-2].write_text(markdown(best))
         written[-1].write_text(latex(best))
+    written.append(out / traces.NAME)
     for path in written:
         print(path)
     return 0
