@@ -30,9 +30,11 @@ def test_suboptimality_uses_the_best_dual_of_the_group():
                   "primal": [1.0, 0.8, 0.9, 0.5, 0.7],
                   "dual": [0.6, 0.7, np.nan, np.nan, np.nan]})
     out = add_suboptimality(df)
-    assert out["suboptimality"].round(6).tolist() == [0.3, 0.1, 0.2, 0.0, 0.2]
+    assert out["suboptimality"].round(6).tolist()[:3] == [0.3, 0.1, 0.2]
     assert out["suboptimality"].min() > 0
-    assert out["reference"].tolist() == ["best dual"] * 3 + ["best primal"] * 2
+    # issue 32: no dual, no reference (the best primal would send its own curve to 1e-12)
+    assert out["suboptimality"].iloc[3:].isna().all()
+    assert out["reference"].tolist() == ["best dual"] * 3 + ["none"] * 2
     given = add_suboptimality(df, {("ocr", 0.333333333): 0.25})
     assert given["suboptimality"].iloc[3:].tolist() == pytest.approx([0.25, 0.45])
     assert given["reference"].iloc[3] == "given optimum"
@@ -87,7 +89,7 @@ def test_elastic_net_curves_share_the_panel_of_their_C():
     stats = aggregate(df, "primal")
     assert stats["regularization"].tolist() == pytest.approx([total] * 3)
     assert sorted(stats["method"]) == ["bcfw", "sap-rho1=0.7", "sap-rho1=0.9"]
-    assert add_suboptimality(df)["reference"].tolist() == ["best primal"] * 2 + ["best dual"]
+    assert add_suboptimality(df)["reference"].tolist() == ["none"] * 2 + ["best dual"]
 
 
 def write_logs(root, loss="normalized_hamming"):
@@ -172,6 +174,19 @@ def test_plot_refuses_to_mix_objectives_in_a_panel(tmp_path, capsys):
     assert "mix loss 'normalized_hamming'" in err and "'hamming'" in err
     assert not (tmp_path / "out").exists()
     assert main(["plot", str(tmp_path / "b"), "-o", str(tmp_path / "out")]) == 0
+
+
+def test_a_sweep_without_a_dual_draws_no_suboptimality(tmp_path, capsys):
+    """Issue 32: SSG alone has no dual, so no reference its own curves do not define: its
+    suboptimality panel stays empty and the plot says what to do, in one line."""
+    (tmp_path / "logs").mkdir()
+    write_logs(tmp_path / "logs")
+    ssg = [run for run in (tmp_path / "logs").iterdir() if run.name.startswith("ssg")]
+    with pytest.warns(UserWarning, match=r"ocr, lambda=0.01: no dual objective .* --y primal"):
+        assert main(["plot", *map(str, ssg), "-o", str(tmp_path / "out")]) == 0
+    df = add_suboptimality(load_logs(*ssg))
+    assert df["suboptimality"].isna().all() and set(df["reference"]) == {"none"}
+    capsys.readouterr()
 
 
 def test_plot_only_some_curves(tmp_path, capsys):

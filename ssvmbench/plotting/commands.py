@@ -4,6 +4,7 @@ per-pass traces they are drawn from (:mod:`ssvmbench.traces`)."""
 import math
 import os
 import textwrap
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -13,7 +14,7 @@ from matplotlib.figure import Figure
 from ssvmbench import traces
 from ssvmbench.errors import UserError
 from ssvmbench.metrics import registered as registered_metrics
-from ssvmbench.plotting.curves import (PANEL, add_suboptimality, aggregate, check_panels,
+from ssvmbench.plotting.curves import (NO_REFERENCE, PANEL, add_suboptimality, aggregate, check_panels,
                                       curve_labels, provenance, summary)
 from ssvmbench.plotting.sap_tables import best_within, latex
 from ssvmbench.plotting.styles import curve_styles
@@ -33,8 +34,10 @@ FIGURES = {"suboptimality": ("primal suboptimality", True),
 BANDS = {"minmax": ("median", "min", "max"), "std": ("mean", "mean - std", "mean + std")}
 # the test error's name where the task loss has one (BCFW Appendix F: AER for word alignment)
 TEST_ERROR_NAMES = {"alignment": "test AER"}
-SUBOPTIMALITY_REFERENCE = ("primal suboptimality: the primal minus the best dual objective in "
-                           "these logs at that λ (or --optimum); it flattens at that dual's gap")
+# the suboptimality figure's title: what its reference is (curves.add_suboptimality's kinds)
+REFERENCES = {"best dual": "the best dual objective in these logs at that λ (the curves "
+                           "flatten at its gap)",
+              "given optimum": "the optimum given with --optimum"}
 
 
 def configure_parser(parser):
@@ -78,6 +81,11 @@ def main(args):
     except OSError as err:
         raise UserError(f"cannot create the output directory {out} ({err}); choose another -o")
     traces.write(logged, out / traces.NAME)
+    if "suboptimality" in args.y:
+        for (data, lam), _ in df[df["reference"] == NO_REFERENCE].groupby(["data", "lambda"]):
+            warnings.warn(f"{data}, lambda={lam:g}: no dual objective in these logs, so no "
+                          "suboptimality curve; plot --y primal, add a run with a dual (e.g. "
+                          "BCFW) or give --optimum FILE.csv")
     stats = {y: aggregate(df, y, args.x) for y in args.y}
     styles = curve_styles(stats[args.y[0]]["method"].unique())
     written = []
@@ -163,7 +171,9 @@ def _figure(stats, x, ylabel, log_y, styles, band="minmax"):
         fig.legend(handles.values(), handles.keys(), loc="outside lower center",
                    ncols=min(4, len(handles)), fontsize="small")
     if ylabel == FIGURES["suboptimality"][0]:
-        fig.suptitle(textwrap.fill(SUBOPTIMALITY_REFERENCE, 60 * ncols), fontsize="small")
+        kinds = [REFERENCES[kind] for kind in REFERENCES if kind in set(stats["reference"])]
+        title = "primal suboptimality: the primal minus " + " or ".join(kinds)
+        fig.suptitle(textwrap.fill(title, 60 * ncols), fontsize="small")
     return fig
 
 

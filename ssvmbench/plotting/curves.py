@@ -59,13 +59,17 @@ def _given(optimum, data, lam):
 LOOSE_REFERENCE = 1e-3   # relative gap of the reference above which the plot warns
 
 
+NO_REFERENCE = "none"     # a group without a dual objective or a given optimum
+
+
 def add_suboptimality(df, optimum=None):
     """Add ``suboptimality`` = primal − reference and ``reference`` (its kind) per dataset,
     variant and λ. The reference is the user's ``optimum[(data, lambda)]`` if given, else the
-    best (largest) finite dual objective over all rows of the group (BCFW Appendix F), else,
-    for groups without any dual, the best (smallest) primal. A best dual further than
-    :data:`LOOSE_REFERENCE` below the best primal is warned about (the curves flatten at that
-    gap)."""
+    best (largest) finite dual objective over all rows of the group (BCFW Appendix F): a
+    bound no plotted primal curve defines. A group without either has no suboptimality
+    (NaN; reference ``none``): the best primal seen would send the curve that reached it to
+    0. A best dual further than :data:`LOOSE_REFERENCE` below the best primal is warned about
+    (the curves flatten at that gap)."""
     df = df.copy()
     reference = pd.Series(np.nan, index=df.index)
     kind = pd.Series("", index=df.index, dtype=object)
@@ -87,7 +91,7 @@ def add_suboptimality(df, optimum=None):
                               f"is {floor:.3g} below the best primal, so suboptimality curves "
                               "flatten there; run longer or give --optimum FILE.csv")
         else:
-            value, source = primal.min(), "best primal"
+            value, source = np.nan, NO_REFERENCE
         reference[rows] = value
         kind[rows] = source
     df["reference"] = kind
@@ -142,6 +146,8 @@ def aggregate(df, y, x="effective_pass"):
         stats[x] = grouped[x].median()
     if "n" in df:          # training-set size: SAP's C = 1 / (n (lambda + l1)) of a panel
         stats["n"] = grouped["n"].first()
+    if "reference" in df:  # add_suboptimality's reference kind
+        stats["reference"] = grouped["reference"].first()
     return stats.reset_index()
 
 
