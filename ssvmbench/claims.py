@@ -12,7 +12,12 @@ regularization per dataset:
 - ``close``: every pair of ``curves`` is within a ratio ``factor`` or an absolute
   ``tolerance``, e.g. Figure 2 "BCFW with predefined step sizes does similarly as SSG";
 - ``paper``: the ``curve`` is within ``tolerance`` of the number the paper prints
-  (``value``), e.g. SAP Table II's 95.2 % token accuracy on CoNLL-2000.
+  (``value``), e.g. SAP Table II's 95.2 % token accuracy on CoNLL-2000;
+- ``most_of``: the improvement ``part`` (from its first curve to its second) is at least
+  ``share`` (default one half) of the improvement ``whole``, improvements as ratios (the
+  figures' log axes), e.g. BCFW Figure 2 "most of the improvement of BCFW with line-search
+  over SSG is coming from the optimal step-size choice": SSG → BCFW-predefined is at most
+  half of SSG → BCFW on the log axis, i.e. BCFW-predefined → BCFW is at least half.
 
 ``expect: false`` turns a check around: the paper says the comparison fails (SC-SVRG-const
 "more sensitive" to mu: its final objectives are not within the bound). ``data`` restricts a
@@ -21,9 +26,17 @@ check to the panels of one dataset, ``C`` to the panel of SAP's C (regularizatio
 a test metric, the minimum otherwise: SAP's tables report "the maximum test accuracy within
 the first 50 iterations") instead of every checkpoint.
 
-A check holds when the comparison holds at a ``fraction`` (default all) of the compared
-checkpoints; each pair of curves is compared in the panels that have both (a curve may exist
-in some panels only, e.g. SGD with a step size per lambda). Its verdict reads "reproduced" or
+``significant: true`` on a ``below`` check compares the bands over seeds instead of the
+centre lines: the lower curve's top edge (max, or mean + std) below the upper curve's bottom
+edge (min, or mean - std), i.e. a difference larger than the seed-to-seed spread (BCFW Figure
+5, "seems to help both methods significantly").
+
+A check holds when, for every pair of curves in every panel that has both (a curve may exist
+in some panels only, e.g. SGD with a step size per lambda), the comparison holds at a
+``fraction`` of the compared checkpoints: a number, or one of the words of
+:data:`READINGS`, the one reading of such words in every preset (``most``: more than half).
+Pairs are counted apart, so that a curve that fails against one other curve is not hidden
+by the pairs it wins (BCFW Figure 3's raw BCFW, above BCFW-wavg almost everywhere). Its verdict reads "reproduced" or
 "not reproduced", or "not comparable here" when the preset names a deviation from the paper
 (``not_comparable``) that makes the comparison meaningless; "n/a" when a curve or the pass
 range is missing. The other curve is interpolated (linear in log passes) at the checkpoints of
@@ -37,9 +50,14 @@ import numpy as np
 
 from ssvmbench.errors import UserError
 
-KINDS = {"below": {"lower", "upper"}, "close": {"curves"}, "paper": {"curve", "value"}}
+KINDS = {"below": {"lower", "upper"}, "close": {"curves"}, "paper": {"curve", "value"},
+         "most_of": {"whole", "part"}}
 COMMON = {"kind", "y", "panel", "passes", "fraction", "factor", "tolerance", "data", "C", "at",
-          "quote", "why", "not_comparable", "expect"}
+          "quote", "why", "not_comparable", "expect", "share", "significant"}
+# the papers' words for how often a comparison holds, read the same way in every preset:
+# ``(share of the checkpoints, strictly more than it)``
+READINGS = {"most": (0.5, True), "generally": (0.5, True), "always": (1.0, False)}
+EDGES = {"median": ("min", "max"), "mean": ("mean - std", "mean + std")}   # a band's edges
 PANELS = ("all", "largest", "smallest")
 WORDS = {True: "reproduced", False: "not reproduced", None: "n/a"}
 NOT_COMPARABLE = "not comparable here"
@@ -81,6 +99,14 @@ def validate(check, where):
                         "says the comparison fails, e.g. 'more sensitive')")
     if check.get("at", "every") not in ("every", "best"):
         raise UserError(f"{where}: at {check['at']!r}; use every (checkpoint) or best")
+    fraction = check.get("fraction", 1)
+    if not (fraction in READINGS or isinstance(fraction, (int, float)) and 0 < fraction <= 1):
+        raise UserError(f"{where}: fraction {fraction!r}; use a number in (0, 1] or one of "
+                        f"{sorted(READINGS)}")
+    if kind == "most_of" and not all(len(check[key]) == 2 for key in ("whole", "part")):
+        raise UserError(f"{where}: most_of compares two improvements, each [from, to]")
+    if "share" in check and kind != "most_of" or "significant" in check and kind != "below":
+        raise UserError(f"{where}: share belongs to most_of checks, significant to below")
 
 
 def describe(check):
@@ -104,15 +130,25 @@ def describe(check):
         what = f"{', '.join(check['lower'])} {relation} {', '.join(check['upper'])}"
     elif check["kind"] == "paper":
         what = f"{check['curve']} within {check['tolerance']:g} of the paper's {check['value']:g}"
+    elif check["kind"] == "most_of":
+        (a, b), (c, d) = check["whole"], check["part"]
+        what = (f"{c} -> {d} >= {check.get('share', 0.5):.0%} of the improvement {a} -> {b} "
+                "(as ratios)")
     else:
         bound = (f"within a factor {check['factor']:g}" if "factor" in check
                  else f"within {check['tolerance']:g}")
         what = f"{', '.join(check['curves'])} {bound} of each other"
+    if check.get("significant"):
+        what += " beyond the seeds' bands"
     share = check.get("fraction", 1)
     if check.get("at") == "best":
         passes = f"best value of {passes}"
     elif check.get("passes") != "last":
-        passes += " (every checkpoint)" if share == 1 else f" ({share:.0%} of the checkpoints)"
+        passes += (" (every checkpoint)" if share == 1 else
+                   f" ({share} of the checkpoints)" if share in READINGS else
+                   f" ({share:.0%} of the checkpoints)")
+        if share != 1 and len(_comparison(check)[0]) > 1:
+            passes += ", each pair of curves"
     if check.get("expect", True) is False:
         what = f"NOT ({what})"
     return f"{what} in {check['y']}, {passes}, {panel}"
@@ -120,33 +156,48 @@ def describe(check):
 
 def evaluate(check, stats, center="median"):
     """The :class:`Verdict` of ``check`` on ``stats`` (:func:`aggregate`'s table of
-    ``check['y']``), comparing its column ``center``."""
-    pairs, compare, margin_name, worst = _comparison(check)
-    good = total = 0
-    margins, present = [], set()
-    for panel in _panels(stats, check):
+    ``check['y']``), comparing its column ``center`` (``median`` or ``mean``; the bands
+    around it for ``significant``)."""
+    groups, compare, margin_name, worst = _comparison(check)
+    tallies, margins, present = [], [], set()     # tallies: (curves, panel, good, total)
+    for level, panel in _panels(stats, check):
         curves = {m: c.sort_values("effective_pass") for m, c in panel.groupby("method")}
         present |= set(curves)
-        for a, b in pairs:
-            if a not in curves or (b is not None and b not in curves):
+        for names in groups:
+            if any(name not in curves for name in names):
                 continue
-            for va, vb in _values(check, curves[a], curves.get(b), center):
-                holds, margin = compare(va, vb)
+            good = total = 0
+            for values in _values(check, [curves[name] for name in names], center):
+                holds, margin = compare(*values)
                 good += holds
                 total += 1
                 margins.append(margin)
+            if total:
+                tallies.append((names, level, good, total))
     comparable = "not_comparable" not in check
-    missing = {name for pair in pairs for name in pair if name is not None} - present
+    missing = {name for names in groups for name in names} - present
     if missing:
         return Verdict(None, f"no curve named {', '.join(sorted(missing))} in the logs",
                        comparable)
-    if not total:
+    if not tallies:
         return Verdict(None, "no checkpoint in the pass range", comparable)
-    share = check.get("fraction", 1)
-    holds = good >= share * total - 1e-9
+    failing = [t for t in tallies if not _enough(check, t[2], t[3])]
+    good, total = sum(t[2] for t in tallies), sum(t[3] for t in tallies)
     unit = "checkpoints" if check.get("at") != "best" and check["kind"] != "paper" else "panels"
-    return Verdict(bool(holds == check.get("expect", True)),
-                   f"{good} of {total} {unit}; {margin_name} {worst(margins):.3g}", comparable)
+    detail = f"{good} of {total} {unit}"
+    if len(tallies) > 1 and check.get("fraction", 1) != 1:
+        detail += f"; {len(tallies) - len(failing)} of {len(tallies)} curve pairs x panels hold"
+        if failing:
+            names, level, a, b = min(failing, key=lambda t: t[2] / t[3])
+            detail += f" (weakest: {' vs '.join(names)} at {level:.3g}: {a} of {b})"
+    return Verdict(bool((not failing) == check.get("expect", True)),
+                   f"{detail}; {margin_name} {worst(margins):.3g}", comparable)
+
+
+def _enough(check, good, total):
+    """Whether ``good`` of ``total`` compared values meet the check's ``fraction``."""
+    share, strict = READINGS.get(check.get("fraction", 1), (check.get("fraction", 1), False))
+    return good > share * total + 1e-9 if strict else good >= share * total - 1e-9
 
 
 def higher_is_better(y):
@@ -154,22 +205,38 @@ def higher_is_better(y):
     return y.startswith("test_") and y != "test_error"
 
 
-def _values(check, first, second, center):
-    """The value pairs a check compares for one pair of curves of a panel: at every
-    checkpoint (``second`` interpolated), each curve's best in the pass range (``at:
-    best``), or the curve's value against the paper's number (``kind: paper``)."""
-    if check.get("at") != "best":
-        if second is None:
-            first = _in_range(first, center, check.get("passes"))
-            return [(first[center].to_numpy(float)[-1], check["value"])] if len(first) else []
-        return _aligned(first, second, center, check.get("passes"))
+def _values(check, curves, center):
+    """The value tuples a check compares for its curves in one panel: at every checkpoint
+    of the first curve (the others interpolated), each curve's best in the pass range (``at:
+    best``), or the curve's value against the paper's number (``kind: paper``). With
+    ``significant`` the lower curve gives its band's top edge, the upper its bottom edge."""
+    columns = [center] * len(curves)
+    if check.get("significant"):
+        bottom, top = EDGES[center]
+        curves = [_with_edges(c) for c in curves]
+        columns = [top, bottom]
+    if check["kind"] == "paper":
+        first = _in_range(curves[0], center, check.get("passes"))
+        if check.get("at") == "best":
+            return [(_best(check, first[center]), check["value"])] if len(first) else []
+        return [(first[center].to_numpy(float)[-1], check["value"])] if len(first) else []
+    if check.get("at") == "best":
+        ranged = [_in_range(c, column, check.get("passes")) for c, column in zip(curves, columns)]
+        if any(c.empty for c in ranged):
+            return []
+        return [tuple(_best(check, c[column]) for c, column in zip(ranged, columns))]
+    return _aligned(curves, columns, check.get("passes"))
+
+
+def _best(check, values):
+    """The best of ``values``: the maximum of a test metric, the minimum otherwise."""
     best = np.nanmax if higher_is_better(check["y"]) else np.nanmin
-    ranged = [_in_range(c, center, check.get("passes")) for c in (first, second)
-              if c is not None]
-    if any(c.empty for c in ranged):
-        return []
-    values = [best(c[center].to_numpy(float)) for c in ranged]
-    return [(values[0], values[1] if second is not None else check["value"])]
+    return best(values.to_numpy(float))
+
+
+def _with_edges(curve):
+    return curve.assign(**{"mean - std": curve["mean"] - curve["std"],
+                           "mean + std": curve["mean"] + curve["std"]})
 
 
 def _in_range(curve, center, passes):
@@ -183,8 +250,9 @@ def _in_range(curve, center, passes):
 
 
 def _comparison(check):
-    """The curve pairs a check compares, ``compare(a, b) -> (holds, margin)``, the margin's
-    name and the function picking the worst margin."""
+    """The groups of curves a check compares (pairs; four for ``most_of``, one for
+    ``paper``), ``compare(*values) -> (holds, margin)``, the margin's name and the function
+    picking the worst margin."""
     if check["kind"] == "below":
         factor = check.get("factor", 1)
 
@@ -195,7 +263,17 @@ def _comparison(check):
     if check["kind"] == "paper":
         def compare(ours, paper):
             return abs(ours - paper) <= check["tolerance"], ours - paper
-        return [(check["curve"], None)], compare, "ours minus the paper's", _largest_magnitude
+        return [(check["curve"],)], compare, "ours minus the paper's", _largest_magnitude
+    if check["kind"] == "most_of":
+        share = check.get("share", 0.5)
+
+        def compare(start, end, part_start, part_end):
+            whole = np.log(start / end) if start > 0 and end > 0 else np.nan
+            part = np.log(part_start / part_end) if part_start > 0 and part_end > 0 else np.nan
+            fraction = part / whole if whole > 0 else np.nan     # no improvement: not "most"
+            return bool(fraction >= share), fraction
+        return ([tuple(check["whole"]) + tuple(check["part"])], compare,
+                "smallest share of the improvement", _smallest)
     pairs = list(itertools.combinations(check["curves"], 2))
     if "factor" in check:
         def compare(a, b):
@@ -208,12 +286,17 @@ def _comparison(check):
     return pairs, compare, "largest difference", max
 
 
+def _smallest(values):
+    return np.nanmin(values) if np.isfinite(values).any() else np.nan
+
+
 def _largest_magnitude(values):
     return max(values, key=abs)
 
 
 def _panels(stats, check):
-    """The panels (rows of one dataset, variant and regularization) a check looks at."""
+    """``(regularization, rows)`` of each panel (one dataset, variant and regularization) a
+    check looks at."""
     if "data" in check:
         stats = stats[stats["data"] == check["data"]]
     if "C" in check:    # SAP's C: regularization lambda + l1 = 1 / (C n)
@@ -224,19 +307,25 @@ def _panels(stats, check):
         keep = {"all": levels, "largest": levels[-1:],
                 "smallest": levels[:1]}[check.get("panel", "all")]
         for level in keep:
-            yield rows[rows["regularization"] == level]
+            yield level, rows[rows["regularization"] == level]
 
 
-def _aligned(first, second, center, passes):
-    """Pairs (first, second) of centre values at the checkpoints of ``first`` in the pass
-    range and inside ``second``'s range, ``second`` interpolated linearly in log passes."""
-    first = _in_range(first, center, passes)
-    second = _in_range(second, center, None)
-    if first.empty or second.empty:
+def _aligned(curves, columns, passes):
+    """Tuples of the curves' values (``columns``, one per curve) at the checkpoints of the
+    first curve in the pass range and inside every other's range, the others interpolated
+    linearly in log passes."""
+    first = _in_range(curves[0], columns[0], passes)
+    others = [_in_range(c, column, None) for c, column in zip(curves[1:], columns[1:])]
+    if first.empty or any(c.empty for c in others):
         return []
     x = first["effective_pass"].to_numpy(float)
-    xs = second["effective_pass"].to_numpy(float)
-    # inside second's range up to 1 % (SVRG's anchor gradients: 2.0036 passes vs 2 on 2 % of NER)
-    keep = (x >= xs.min() * (1 - 1e-2)) & (x <= xs.max() * (1 + 1e-2))
-    values = np.interp(np.log(x[keep]), np.log(xs), second[center].to_numpy(float))
-    return list(zip(first[center].to_numpy(float)[keep], values))
+    keep = np.ones(len(x), bool)
+    for other in others:
+        xs = other["effective_pass"].to_numpy(float)
+        # inside the range up to 1 % (SVRG's anchor gradients: 2.0036 passes vs 2 on 2 % of NER)
+        keep &= (x >= xs.min() * (1 - 1e-2)) & (x <= xs.max() * (1 + 1e-2))
+    series = [first[columns[0]].to_numpy(float)[keep]]
+    series += [np.interp(np.log(x[keep]), np.log(other["effective_pass"].to_numpy(float)),
+                         other[column].to_numpy(float))
+               for other, column in zip(others, columns[1:])]
+    return list(zip(*series))

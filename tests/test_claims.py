@@ -165,3 +165,71 @@ def test_expect_false_checks_that_the_comparison_fails():
     validate(sensitive, "test")
     assert not evaluate(robust, stats).holds and evaluate(sensitive, stats).holds
     assert describe(sensitive).startswith("NOT (a, b within a factor 1.1")
+
+
+def test_each_pair_must_meet_the_fraction_on_its_own():
+    """Issue 32, BCFW Figure 3: raw BCFW above BCFW-wavg everywhere but below five others
+    passed a pooled 50 %; counted per pair it fails, naming the weakest pair."""
+    stats = curves({1: {"bcfw": (PASSES, np.full(8, 2.0)), "wavg": (PASSES, np.ones(8)),
+                        **{f"ssg{i}": (PASSES, np.full(8, 3.0)) for i in range(5)}}})
+    check = below(["bcfw"], ["wavg", *[f"ssg{i}" for i in range(5)]], fraction=0.5)
+    verdict = evaluate(check, stats)
+    assert not verdict.holds
+    assert verdict.detail.startswith("40 of 48 checkpoints; 5 of 6 curve pairs x panels hold "
+                                     "(weakest: bcfw vs wavg at 1: 0 of 8)")
+    assert evaluate(below(["bcfw"], [f"ssg{i}" for i in range(5)], fraction=0.5), stats).holds
+    assert describe(check).endswith("(50% of the checkpoints), each pair of curves, every panel")
+
+
+def test_the_papers_words_have_one_reading():
+    """'most' and 'generally': more than half of the checkpoints (4 of 8 is not most),
+    'always': all of them."""
+    half = np.where(PASSES <= 5, 0.5, 2.0)                      # below at 4 of 8 checkpoints
+    stats = curves({1: {"a": (PASSES, half), "b": (PASSES, np.ones(8))}})
+    assert evaluate(below(["a"], ["b"], fraction=0.5), stats).holds
+    assert not evaluate(below(["a"], ["b"], fraction="most"), stats).holds
+    assert not evaluate(below(["a"], ["b"], fraction="generally"), stats).holds
+    five = np.where(PASSES <= 10, 0.5, 2.0)                     # 5 of 8
+    stats = curves({1: {"a": (PASSES, five), "b": (PASSES, np.ones(8))}})
+    assert evaluate(below(["a"], ["b"], fraction="most"), stats).holds
+    assert not evaluate(below(["a"], ["b"], fraction="always"), stats).holds
+    assert "(most of the checkpoints)" in describe(below(["a"], ["b"], fraction="most"))
+    with pytest.raises(UserError, match="fraction 'often'"):
+        below(["a"], ["b"], fraction="often")
+
+
+def test_most_of_the_improvement_compares_ratios_on_the_log_axis():
+    """BCFW Figure 2: SSG 100, BCFW-predefined 10, BCFW 1: the step size (predefined ->
+    line search) gives half of the log-improvement (10x of 100x); with BCFW-predefined at
+    1.5 it gives 9 %."""
+    stats = curves({1: {"ssg": (PASSES, np.full(8, 100.0)), "pre": (PASSES, np.full(8, 10.0)),
+                        "bcfw": (PASSES, np.ones(8))}})
+    check = {"kind": "most_of", "y": "suboptimality", "whole": ["ssg", "bcfw"],
+             "part": ["pre", "bcfw"], "fraction": "most"}
+    validate(check, "test")
+    verdict = evaluate(check, stats)
+    assert verdict.holds and verdict.detail == ("8 of 8 checkpoints; smallest share of the "
+                                                "improvement 0.5")
+    assert not evaluate({**check, "share": 0.6}, stats).holds
+    stats.loc[stats["method"] == "pre", "median"] = 1.5     # the step size gives little of it
+    assert not evaluate(check, stats).holds
+    stats.loc[stats["method"] == "bcfw", "median"] = 200.0            # no improvement at all
+    assert not evaluate(check, stats).holds
+    assert describe(check).startswith("pre -> bcfw >= 50% of the improvement ssg -> bcfw")
+    with pytest.raises(UserError, match="each \\[from, to\\]"):
+        validate({**check, "part": ["pre"]}, "test")
+
+
+def test_significant_compares_the_bands_over_seeds():
+    """BCFW Figure 5, 'helps significantly': lower beyond the seed-to-seed spread."""
+    stats = curves({1: {"wavg": (PASSES, np.full(8, 0.30)), "raw": (PASSES, np.full(8, 0.35))}})
+    stats = stats.assign(mean=stats["median"], std=0.02,
+                         min=stats["median"] - 0.03, max=stats["median"] + 0.03)
+    check = below(["wavg"], ["raw"], significant=True)
+    assert evaluate(below(["wavg"], ["raw"]), stats).holds
+    assert not evaluate(check, stats).holds                        # 0.33 vs 0.32: bands overlap
+    assert evaluate(check, stats, center="mean").holds            # 0.32 vs 0.33
+    assert "beyond the seeds' bands" in describe(check)
+    with pytest.raises(UserError, match="significant to below"):
+        validate({"kind": "close", "y": "primal", "curves": ["a", "b"], "factor": 2,
+                  "significant": True}, "test")
