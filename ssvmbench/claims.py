@@ -17,12 +17,18 @@ regularization per dataset:
   ``share`` (default one half) of the improvement ``whole``, improvements as ratios (the
   figures' log axes), e.g. BCFW Figure 2 "most of the improvement of BCFW with line-search
   over SSG is coming from the optimal step-size choice": SSG → BCFW-predefined is at most
-  half of SSG → BCFW on the log axis, i.e. BCFW-predefined → BCFW is at least half.
+  half of SSG → BCFW on the log axis, i.e. BCFW-predefined → BCFW is at least half;
+- ``worsens``: the ``curve`` ends worse than its best in the pass range by a ``factor``,
+  e.g. BCFW Figure 3's "overfitting": BCFW-wavg "reaches early a low test error which then
+  starts to increase";
+- ``rougher``: the first of two ``curves`` fluctuates more than the second over the pass
+  range: its path length on the log axis beyond its net change (the distance it travels
+  back and forth) is larger, e.g. BCFW-tavg's "performance fluctuates more widely".
 
 ``expect: false`` turns a check around: the paper says the comparison fails (SC-SVRG-const
 "more sensitive" to mu: its final objectives are not within the bound). ``data`` restricts a
 check to the panels of one dataset, ``C`` to the panel of SAP's C (regularization
-``1/(C n)``); ``at: best`` compares each curve's best value in the pass range (the maximum of
+``1/(C n)``), ``lambda`` to the panel of that regularization; ``at: best`` compares each curve's best value in the pass range (the maximum of
 a test metric, the minimum otherwise: SAP's tables report "the maximum test accuracy within
 the first 50 iterations") instead of every checkpoint.
 
@@ -51,12 +57,14 @@ import numpy as np
 from ssvmbench.errors import UserError
 
 KINDS = {"below": {"lower", "upper"}, "close": {"curves"}, "paper": {"curve", "value"},
-         "most_of": {"whole", "part"}}
-COMMON = {"kind", "y", "panel", "passes", "fraction", "factor", "tolerance", "data", "C", "at",
-          "quote", "why", "not_comparable", "expect", "share", "significant"}
+         "most_of": {"whole", "part"}, "worsens": {"curve", "factor"}, "rougher": {"curves"}}
+WHOLE_CURVE = ("paper", "worsens", "rougher")    # one value per curve and panel
+COMMON = {"kind", "y", "panel", "passes", "fraction", "factor", "tolerance", "data", "C",
+          "lambda", "at", "quote", "why", "not_comparable", "expect", "share", "significant"}
 # the papers' words for how often a comparison holds, read the same way in every preset:
 # ``(share of the checkpoints, strictly more than it)``
-READINGS = {"most": (0.5, True), "generally": (0.5, True), "always": (1.0, False)}
+READINGS = {"most": (0.5, True), "generally": (0.5, True), "always": (1.0, False),
+            "sometimes": (0.0, True)}
 EDGES = {"median": ("min", "max"), "mean": ("mean - std", "mean + std")}   # a band's edges
 PANELS = ("all", "largest", "smallest")
 WORDS = {True: "reproduced", False: "not reproduced", None: "n/a"}
@@ -105,6 +113,8 @@ def validate(check, where):
                         f"{sorted(READINGS)}")
     if kind == "most_of" and not all(len(check[key]) == 2 for key in ("whole", "part")):
         raise UserError(f"{where}: most_of compares two improvements, each [from, to]")
+    if kind == "rougher" and len(check["curves"]) != 2:
+        raise UserError(f"{where}: rougher compares two curves, [rougher, smoother]")
     if "share" in check and kind != "most_of" or "significant" in check and kind != "below":
         raise UserError(f"{where}: share belongs to most_of checks, significant to below")
 
@@ -122,6 +132,8 @@ def describe(check):
              "smallest": "smallest-regularization panel"}[check.get("panel", "all")]
     if "C" in check:
         panel = f"C = {check['C']:g}"
+    if "lambda" in check:
+        panel = f"lambda = {check['lambda']:g}"
     if "data" in check:
         panel += f", data={check['data']}"
     if check["kind"] == "below":
@@ -130,6 +142,10 @@ def describe(check):
         what = f"{', '.join(check['lower'])} {relation} {', '.join(check['upper'])}"
     elif check["kind"] == "paper":
         what = f"{check['curve']} within {check['tolerance']:g} of the paper's {check['value']:g}"
+    elif check["kind"] == "worsens":
+        what = f"{check['curve']} ends >= {check['factor']:g}x worse than its best"
+    elif check["kind"] == "rougher":
+        what = f"{check['curves'][0]} fluctuates more than {check['curves'][1]}"
     elif check["kind"] == "most_of":
         (a, b), (c, d) = check["whole"], check["part"]
         what = (f"{c} -> {d} >= {check.get('share', 0.5):.0%} of the improvement {a} -> {b} "
@@ -183,7 +199,8 @@ def evaluate(check, stats, center="median"):
         return Verdict(None, "no checkpoint in the pass range", comparable)
     failing = [t for t in tallies if not _enough(check, t[2], t[3])]
     good, total = sum(t[2] for t in tallies), sum(t[3] for t in tallies)
-    unit = "checkpoints" if check.get("at") != "best" and check["kind"] != "paper" else "panels"
+    unit = ("panels" if check.get("at") == "best" or check["kind"] in WHOLE_CURVE
+            else "checkpoints")
     detail = f"{good} of {total} {unit}"
     if len(tallies) > 1 and check.get("fraction", 1) != 1:
         detail += f"; {len(tallies) - len(failing)} of {len(tallies)} curve pairs x panels hold"
@@ -215,6 +232,13 @@ def _values(check, curves, center):
         bottom, top = EDGES[center]
         curves = [_with_edges(c) for c in curves]
         columns = [top, bottom]
+    if check["kind"] in ("worsens", "rougher"):
+        ranged = [_in_range(c, center, check.get("passes")) for c in curves]
+        if any(len(c) < 2 for c in ranged):
+            return []
+        if check["kind"] == "rougher":
+            return [tuple(_fluctuation(c[center].to_numpy(float)) for c in ranged)]
+        return [(ranged[0][center].to_numpy(float)[-1], _best(check, ranged[0][center]))]
     if check["kind"] == "paper":
         first = _in_range(curves[0], center, check.get("passes"))
         if check.get("at") == "best":
@@ -226,6 +250,13 @@ def _values(check, curves, center):
             return []
         return [tuple(_best(check, c[column]) for c, column in zip(ranged, columns))]
     return _aligned(curves, columns, check.get("passes"))
+
+
+def _fluctuation(values):
+    """How far a curve travels on the log axis beyond its net change: 0 for a monotone
+    curve, twice the way back for one that goes up and down."""
+    logs = np.log(np.maximum(values, 1e-300))
+    return float(np.abs(np.diff(logs)).sum() - abs(logs[-1] - logs[0]))
 
 
 def _best(check, values):
@@ -264,6 +295,17 @@ def _comparison(check):
         def compare(ours, paper):
             return abs(ours - paper) <= check["tolerance"], ours - paper
         return [(check["curve"],)], compare, "ours minus the paper's", _largest_magnitude
+    if check["kind"] == "worsens":
+        factor = check["factor"]
+
+        def compare(last, best):
+            ratio = best / last if higher_is_better(check["y"]) else last / best
+            return bool(ratio >= factor), ratio
+        return [(check["curve"],)], compare, "end / best", min
+    if check["kind"] == "rougher":
+        def compare(rough, smooth):
+            return rough > smooth, (rough / smooth if smooth > 0 else np.inf)
+        return [tuple(check["curves"])], compare, "fluctuation ratio", min
     if check["kind"] == "most_of":
         share = check.get("share", 0.5)
 
@@ -302,6 +344,8 @@ def _panels(stats, check):
     if "C" in check:    # SAP's C: regularization lambda + l1 = 1 / (C n)
         product = stats["regularization"] * stats["n"].astype(float) * check["C"]
         stats = stats[np.isclose(product, 1.0, rtol=1e-6)]
+    if "lambda" in check:
+        stats = stats[np.isclose(stats["regularization"], check["lambda"], rtol=1e-6, atol=0)]
     for _, rows in stats.groupby(["data", "data_variant"], dropna=False):
         levels = sorted(rows["regularization"].unique())
         keep = {"all": levels, "largest": levels[-1:],

@@ -233,3 +233,34 @@ def test_significant_compares_the_bands_over_seeds():
     with pytest.raises(UserError, match="significant to below"):
         validate({"kind": "close", "y": "primal", "curves": ["a", "b"], "factor": 2,
                   "significant": True}, "test")
+
+
+def test_worsens_rougher_sometimes_and_the_lambda_panel():
+    """BCFW Appendix F: BCFW-wavg's test error at lambda = 0.001 'reaches early a low test
+    error which then starts to increase'; BCFW-tavg 'sometimes slightly outperforms' BCFW-wavg
+    'but its performance fluctuates more widely'."""
+    u_shape = np.array([0.30, 0.20, 0.12, 0.10, 0.11, 0.12, 0.125, 0.13])
+    smooth = np.array([8, 6, 4, 3, 2, 1.5, 1.2, 1.0])
+    jumpy = np.array([8, 5, 6, 2.5, 3, 1.4, 1.6, 1.1])          # below smooth at 3 of 8
+    stats = curves({0.001: {"wavg": (PASSES, u_shape), "smooth": (PASSES, smooth),
+                            "jumpy": (PASSES, jumpy)},
+                    0.01: {"wavg": (PASSES, np.sort(u_shape)[::-1])}})   # keeps improving
+    worsens = {"kind": "worsens", "y": "test_error", "curve": "wavg", "factor": 1.2,
+               "lambda": 0.001}
+    validate(worsens, "test")
+    verdict = evaluate(worsens, stats)
+    assert verdict.holds and verdict.detail == "1 of 1 panels; end / best 1.3"
+    assert not evaluate({**worsens, "factor": 1.5}, stats).holds
+    assert not evaluate({**worsens, "lambda": 0.01}, stats).holds
+    assert describe(worsens) == ("wavg ends >= 1.2x worse than its best in test_error, "
+                                 "passes 0-end (every checkpoint), lambda = 0.001")
+    rougher = {"kind": "rougher", "y": "suboptimality", "curves": ["jumpy", "smooth"]}
+    validate(rougher, "test")
+    assert evaluate(rougher, stats).holds
+    assert not evaluate({**rougher, "curves": ["smooth", "jumpy"]}, stats).holds
+    assert evaluate(below(["jumpy"], ["smooth"], fraction="sometimes"), stats).holds
+    assert not evaluate(below(["jumpy"], ["smooth"], fraction="most"), stats).holds
+    assert not evaluate(below(["smooth"], ["smooth"], factor=2, fraction="sometimes"),
+                        stats).holds
+    with pytest.raises(UserError, match="rougher compares two curves"):
+        validate({**rougher, "curves": ["a", "b", "c"]}, "test")
