@@ -12,7 +12,9 @@ regularization per dataset:
 - ``close``: every pair of ``curves`` is within a ratio ``factor`` or an absolute
   ``tolerance``, e.g. Figure 2 "BCFW with predefined step sizes does similarly as SSG";
 - ``paper``: the ``curve`` is within ``tolerance`` of the number the paper prints
-  (``value``), e.g. SAP Table II's 95.2 % token accuracy on CoNLL-2000;
+  (``value``), e.g. SAP Table II's 95.2 % token accuracy on CoNLL-2000, or with ``at_most:
+  true`` at most that number (SAP Table III's largest %NZ for "a very small number of
+  features");
 - ``most_of``: the improvement ``part`` (from its first curve to its second) is at least
   ``share`` (default one half) of the improvement ``whole``, improvements as ratios (the
   figures' log axes), e.g. BCFW Figure 2 "most of the improvement of BCFW with line-search
@@ -28,9 +30,11 @@ regularization per dataset:
 ``expect: false`` turns a check around: the paper says the comparison fails (SC-SVRG-const
 "more sensitive" to mu: its final objectives are not within the bound). ``data`` restricts a
 check to the panels of one dataset, ``C`` to the panel of SAP's C (regularization
-``1/(C n)``), ``lambda`` to the panel of that regularization; ``at: best`` compares each curve's best value in the pass range (the maximum of
-a test metric, the minimum otherwise: SAP's tables report "the maximum test accuracy within
-the first 50 iterations") instead of every checkpoint.
+``1/(C n)``), ``lambda`` to the panel of that regularization; ``at: best`` compares each
+curve's best value in the pass range (the maximum of a test metric, the minimum otherwise:
+SAP's tables report "the maximum test accuracy within the first 50 iterations") instead of
+every checkpoint, or with ``best_of: COLUMN`` its value where that column is best (SAP's
+#NZ at the maximum test accuracy; the stats then carry the column's centre as ``best_of``).
 
 ``significant: true`` on a ``below`` check compares the bands over seeds instead of the
 centre lines: the lower curve's top edge (max, or mean + std) below the upper curve's bottom
@@ -60,7 +64,8 @@ KINDS = {"below": {"lower", "upper"}, "close": {"curves"}, "paper": {"curve", "v
          "most_of": {"whole", "part"}, "worsens": {"curve", "factor"}, "rougher": {"curves"}}
 WHOLE_CURVE = ("paper", "worsens", "rougher")    # one value per curve and panel
 COMMON = {"kind", "y", "panel", "passes", "fraction", "factor", "tolerance", "data", "C",
-          "lambda", "at", "quote", "why", "not_comparable", "expect", "share", "significant"}
+          "lambda", "at", "best_of", "quote", "why", "not_comparable", "expect", "share",
+          "significant", "at_most"}
 # the papers' words for how often a comparison holds, read the same way in every preset:
 # ``(share of the checkpoints, strictly more than it)``
 READINGS = {"most": (0.5, True), "generally": (0.5, True), "always": (1.0, False),
@@ -100,13 +105,16 @@ def validate(check, where):
                         "or last")
     if kind == "close" and ("factor" in check) == ("tolerance" in check):
         raise UserError(f"{where}: a close check needs exactly one of factor and tolerance")
-    if kind == "paper" and "tolerance" not in check:
-        raise UserError(f"{where}: a paper check needs the tolerance of the comparison")
+    if kind == "paper" and ("tolerance" in check) == bool(check.get("at_most")):
+        raise UserError(f"{where}: a paper check needs the tolerance of the comparison, or "
+                        "at_most: true")
     if check.get("expect", True) not in (True, False):
         raise UserError(f"{where}: expect {check['expect']!r}; use true or false (the paper "
                         "says the comparison fails, e.g. 'more sensitive')")
     if check.get("at", "every") not in ("every", "best"):
         raise UserError(f"{where}: at {check['at']!r}; use every (checkpoint) or best")
+    if "best_of" in check and check.get("at") != "best":
+        raise UserError(f"{where}: best_of picks the checkpoint of at: best")
     fraction = check.get("fraction", 1)
     if not (fraction in READINGS or isinstance(fraction, (int, float)) and 0 < fraction <= 1):
         raise UserError(f"{where}: fraction {fraction!r}; use a number in (0, 1] or one of "
@@ -141,7 +149,9 @@ def describe(check):
         relation = "below" if factor == 1 else f">= {factor:g}x below"
         what = f"{', '.join(check['lower'])} {relation} {', '.join(check['upper'])}"
     elif check["kind"] == "paper":
-        what = f"{check['curve']} within {check['tolerance']:g} of the paper's {check['value']:g}"
+        what = (f"{check['curve']} at most the paper's {check['value']:g}" if check.get("at_most")
+                else f"{check['curve']} within {check['tolerance']:g} of the paper's "
+                     f"{check['value']:g}")
     elif check["kind"] == "worsens":
         what = f"{check['curve']} ends >= {check['factor']:g}x worse than its best"
     elif check["kind"] == "rougher":
@@ -238,17 +248,17 @@ def _values(check, curves, center):
             return []
         if check["kind"] == "rougher":
             return [tuple(_fluctuation(c[center].to_numpy(float)) for c in ranged)]
-        return [(ranged[0][center].to_numpy(float)[-1], _best(check, ranged[0][center]))]
+        return [(ranged[0][center].to_numpy(float)[-1], _best(check, ranged[0], center))]
     if check["kind"] == "paper":
         first = _in_range(curves[0], center, check.get("passes"))
         if check.get("at") == "best":
-            return [(_best(check, first[center]), check["value"])] if len(first) else []
+            return [(_best(check, first, center), check["value"])] if len(first) else []
         return [(first[center].to_numpy(float)[-1], check["value"])] if len(first) else []
     if check.get("at") == "best":
         ranged = [_in_range(c, column, check.get("passes")) for c, column in zip(curves, columns)]
         if any(c.empty for c in ranged):
             return []
-        return [tuple(_best(check, c[column]) for c, column in zip(ranged, columns))]
+        return [tuple(_best(check, c, column) for c, column in zip(ranged, columns))]
     return _aligned(curves, columns, check.get("passes"))
 
 
@@ -259,10 +269,15 @@ def _fluctuation(values):
     return float(np.abs(np.diff(logs)).sum() - abs(logs[-1] - logs[0]))
 
 
-def _best(check, values):
-    """The best of ``values``: the maximum of a test metric, the minimum otherwise."""
+def _best(check, curve, column):
+    """The best of the ``column`` of ``curve``: the maximum of a test metric, the minimum
+    otherwise; with ``best_of``, its value where that column (``curve["best_of"]``) is best."""
+    if "best_of" in check:
+        by = curve["best_of"].to_numpy(float)
+        pick = np.nanargmax(by) if higher_is_better(check["best_of"]) else np.nanargmin(by)
+        return float(curve[column].to_numpy(float)[pick])
     best = np.nanmax if higher_is_better(check["y"]) else np.nanmin
-    return best(values.to_numpy(float))
+    return best(curve[column].to_numpy(float))
 
 
 def _with_edges(curve):
@@ -293,6 +308,8 @@ def _comparison(check):
                 "smallest ratio upper/lower", min)
     if check["kind"] == "paper":
         def compare(ours, paper):
+            if check.get("at_most"):
+                return ours <= paper, ours - paper
             return abs(ours - paper) <= check["tolerance"], ours - paper
         return [(check["curve"],)], compare, "ours minus the paper's", _largest_magnitude
     if check["kind"] == "worsens":

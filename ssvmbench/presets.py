@@ -138,7 +138,7 @@ def commands(name, size, out, extra=()):
             # a sweep's own passes are full-size passes; other sizes use their own
             words = [w for w in words if not w.startswith("solver.passes=")]
             words.append(f"solver.passes={spec['passes']}")
-        words += shlex.split(spec.get("overrides", ""))
+        words = _replace(words, shlex.split(spec.get("overrides", "")))
         runs.append(["run", "-m", *_replace(words, extra), f"hydra.sweep.dir={logs / sweep}"])
     plot = ["plot", *(str(logs / sweep) for sweep in preset["sweeps"]),
             "-o", str(Path(out) / figure_dir(name)),

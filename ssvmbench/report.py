@@ -20,7 +20,7 @@ from ssvmbench import claims, messages, presets, traces
 from ssvmbench.errors import UserError
 from ssvmbench.launchers import SLURM_STARTUP_S
 from ssvmbench.plotting import commands as plot_command
-from ssvmbench.plotting.curves import add_suboptimality, aggregate, check_panels
+from ssvmbench.plotting.curves import PANEL, add_suboptimality, aggregate, check_panels
 from ssvmbench.runlog import load_logs
 from ssvmbench.provenance import git_revision
 
@@ -89,10 +89,22 @@ def check_preset(preset, df):
     stats = {}
     verdicts = []
     for check in preset["checks"] or []:
-        if check["y"] not in stats:
-            stats[check["y"]] = aggregate(df, check["y"])
-        verdicts.append((check, claims.evaluate(check, stats[check["y"]], center)))
+        key = (check["y"], check.get("best_of"))
+        if key not in stats:
+            stats[key] = _stats(df, *key, center)
+        verdicts.append((check, claims.evaluate(check, stats[key], center)))
     return verdicts
+
+
+def _stats(df, y, best_of, center):
+    """:func:`aggregate`'s table of ``y``, with the ``center`` of ``best_of`` as the column
+    ``best_of`` when a check picks its checkpoint by that column."""
+    table = aggregate(df, y)
+    if best_of is None:
+        return table
+    keys = PANEL + ["method", "effective_pass"]
+    other = aggregate(df, best_of)[keys + [center]].rename(columns={center: "best_of"})
+    return table.merge(other, on=keys, how="left")
 
 
 def compute_time(runs):

@@ -264,3 +264,39 @@ def test_worsens_rougher_sometimes_and_the_lambda_panel():
                         stats).holds
     with pytest.raises(UserError, match="rougher compares two curves"):
         validate({**rougher, "curves": ["a", "b", "c"]}, "test")
+
+
+def test_best_of_takes_the_value_where_another_column_is_best():
+    """SAP's tables print the #NZ of the model of maximum test accuracy within 50 passes."""
+    nnz = np.array([10, 50, 200, 900, 2000, 3000, 4000, 5000], float)
+    accuracy = np.array([0.5, 0.8, 0.9, 0.95, 0.96, 0.955, 0.95, 0.94])   # best at pass 10
+    stats = curves({1: {"sap": (PASSES, nnz)}})
+    stats["best_of"] = accuracy
+    check = {"kind": "paper", "y": "nnz", "curve": "sap", "value": 2313, "tolerance": 500,
+             "at": "best", "best_of": "test_accuracy", "passes": [0, 50]}
+    validate(check, "test")
+    verdict = evaluate(check, stats)
+    assert verdict.holds and verdict.detail == "1 of 1 panels; ours minus the paper's -313"
+    assert evaluate({**check, "passes": [0, 5]}, stats).detail.endswith("-1.41e+03")
+    with pytest.raises(UserError, match="best_of picks"):
+        validate({**check, "at": "every"}, "test")
+
+
+def test_at_most_the_papers_number_and_the_nnz_percent_column():
+    """SAP Table III: %NZ of 0.01-0.05 % for 'a very small number of features'."""
+    from ssvmbench.plotting.curves import aggregate
+
+    logs = pd.DataFrame({"data": "conll2000", "data_variant": "v", "method": "sap",
+                         "iterate": "raw", "lambda": 0.1, "seed": 0, "run": "r",
+                         "effective_pass": [1.0, 2.0], "nnz": [3000, 30000], "d": 36_950_006})
+    stats = aggregate(logs, "nnz_percent")
+    assert stats["median"].tolist() == pytest.approx([100 * 3000 / 36_950_006,
+                                                      100 * 30000 / 36_950_006])
+    check = {"kind": "paper", "y": "nnz_percent", "curve": "sap", "value": 0.05,
+             "at_most": True, "passes": [1, 1]}
+    validate(check, "test")
+    assert evaluate(check, stats).holds                       # 0.008 %
+    assert not evaluate({**check, "passes": [2, 2]}, stats).holds      # 0.08 %
+    assert describe(check).startswith("sap at most the paper's 0.05 in nnz_percent")
+    with pytest.raises(UserError, match="at_most"):
+        validate({**check, "tolerance": 0.01}, "test")

@@ -30,7 +30,8 @@ FIGURES = {"suboptimality": ("primal suboptimality", True),
                            False),
            **{m.column: (m.label, False) for m in registered_metrics().values()},
            # log: the L2 SSVM's millions of non-zeros beside SAP's thousands (SAP Figures 1-3)
-           "nnz": ("non-zero weights (#NZ)", True)}
+           "nnz": ("non-zero weights (#NZ)", True),
+           "nnz_percent": ("non-zero weights (% of d, %NZ)", True)}
 BANDS = {"minmax": ("median", "min", "max"), "std": ("mean", "mean - std", "mean + std")}
 # the test error's name where the task loss has one (BCFW Appendix F: AER for word alignment)
 TEST_ERROR_NAMES = {"alignment": "test AER"}

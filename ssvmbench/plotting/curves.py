@@ -126,12 +126,19 @@ def provenance(df):
             .sort_values(["data", "lambda", "method", "seed"]).reset_index(drop=True))
 
 
+# columns computed from logged ones: the share of non-zero weights in % (SAP Table III's %NZ)
+DERIVED = {"nnz_percent": lambda df: 100.0 * df["nnz"] / df["d"].astype(float)}
+
+
 def aggregate(df, y, x="effective_pass"):
-    """Median, min, max, mean and standard deviation of ``y`` over seeds per dataset,
+    """Median, min, max, mean and standard deviation of ``y`` (a column, or one of
+    :data:`DERIVED`) over seeds per dataset,
     variant, regularization ``lambda + l1``, curve ``method`` (:func:`curve_labels`) and
     effective pass, with the training-set size ``n``. For another ``x`` (``oracle_calls``, ``time_s``) its median at that pass
     is added as column ``x``."""
     df = df.assign(method=curve_labels(df), regularization=_regularization(df))
+    if y in DERIVED:
+        df[y] = DERIVED[y](df)
     runs = df.groupby(PANEL + ["method", "seed"], dropna=False)["run"].nunique()
     if (runs > 1).any():
         data, _, lam, method, seed = runs[runs > 1].index[0]
