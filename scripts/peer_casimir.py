@@ -79,7 +79,8 @@ METHODS = {
 }
 TIES = ("casimir", "scan")
 # per-run settings, filled in per run (not compared with the preset)
-RUN_KEYS = ("seed", "lambda", "solver.passes", "eval.every", "data", "loss")
+# keys this script sets per run (the tie order: both, ++oracle.ties=casimir and =scan)
+RUN_KEYS = ("seed", "lambda", "solver.passes", "eval.every", "data", "loss", "+oracle.ties")
 
 
 def say(*parts):
