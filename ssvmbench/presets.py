@@ -27,8 +27,8 @@ from ssvmbench.batch import expected_wall_s, is_hydra_override, sweep_jobs
 from ssvmbench.errors import UserError, read_yaml
 from ssvmbench.launchers import launcher_settings, run_batch, workers
 from ssvmbench.messages import duration
-from ssvmbench.provenance import committed_files
 from ssvmbench.paths import config_dir
+from ssvmbench.provenance import committed_files
 
 KEYS = {"paper", "item", "claim", "deviations", "checks", "sweeps", "plot", "sizes"}
 OPTIONAL_KEYS = {"paper_table"}   # a table's rows as printed in the paper (SAP Tables II-IV)
