@@ -52,12 +52,16 @@ def sweep_jobs(words, sweep_dir, expected_s=0.0):
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
     from ssvmbench.app import run_dirname
+    from ssvmbench.runner import RUN_CONTROL
 
     overrides = OverridesParser.create().parse_overrides(
         [word for word in words if not is_hydra_override(word)])
-    return [Job(tuple(combination), Path(sweep_dir) / run_dirname(",".join(sorted(combination))),
-                expected_s)
-            for combination in BasicSweeper.split_arguments(overrides, None)[0]]
+    jobs = []
+    for combination in BasicSweeper.split_arguments(overrides, None)[0]:
+        named = sorted(o for o in combination if o.split("=")[0].lstrip("+~") not in RUN_CONTROL)
+        jobs.append(Job(tuple(combination), Path(sweep_dir) / run_dirname(",".join(named)),
+                        expected_s))
+    return jobs
 
 
 def longest_first(jobs):

@@ -78,6 +78,23 @@ def warm_up(cfg, split, lam, l1):
     return time.perf_counter() - start
 
 
+# settings that say how to treat an existing log, not what a run computes: not part of its
+# identity (the config it records) nor of a sweep job's directory name (configs/config.yaml,
+# hydra.job.config.override_dirname.exclude_keys; batch.sweep_jobs)
+RUN_CONTROL = ("restart", "reuse_stale")
+
+
+def identity(cfg):
+    """The resolved config a log records and is recognised by, with :data:`RUN_CONTROL` at
+    their defaults, so that ``restart=true`` or ``reuse_stale=true`` acts on the log of the
+    same run instead of being refused as another configuration."""
+    cfg = cfg.copy()
+    for key in RUN_CONTROL:
+        if key in cfg:
+            cfg[key] = False
+    return OmegaConf.to_yaml(cfg, resolve=True)
+
+
 def run(cfg, run_dir, overrides=(), sweep=False, eval_threads=None) -> Path:
     """Train as configured and log to ``run_dir/run.h5`` (skipped if it holds this
     configuration's finished log, see :func:`~ssvmbench.runlog.make_room`); returns the log
@@ -89,7 +106,7 @@ def run(cfg, run_dir, overrides=(), sweep=False, eval_threads=None) -> Path:
     check_settings(cfg)
     points = schedule(float(cfg.solver.passes), cfg.eval.every, cfg.eval.log_start,
                       cfg.eval.per_decade)
-    config = OmegaConf.to_yaml(cfg, resolve=True)
+    config = identity(cfg)
     here = RunDirectory(run_dir, config, cfg.get("restart", False),
                         cfg.get("reuse_stale", False))
     try:

@@ -171,6 +171,33 @@ def test_lambda_one_over_n_and_fractional_log_checkpoints(data_root, tmp_path):
     assert trace["dual"].isna().all()
 
 
+def test_reuse_stale_and_restart_act_on_the_same_runs(data_root, tmp_path):
+    """``reuse_stale=true`` keeps a finished sweep's logs made by other code; it was refused
+    as "another configuration" (it was part of the recorded config and of the job's folder
+    name), so a sweep could only be redone in full after any edit of the package."""
+    from ssvmbench.batch import sweep_jobs
+
+    sweep = tmp_path / "sweep"
+    grid = ("-m", "solver=ssg", "data=ocr", "+data.subset=0.1", "seed=0,1", "solver.passes=1",
+            f"hydra.sweep.dir={sweep}")
+    ssvmbench("run", *grid, cwd=tmp_path)
+    logs = sorted(sweep.rglob("run.h5"))
+    for log in logs:                      # as if made by an earlier version of the sources
+        with h5py.File(log, "a") as f:
+            f.attrs["code"] = f.attrs["code"].replace("sources: ", "sources: older-")
+    kept = {log: log.stat().st_mtime_ns for log in logs}
+    for control in ("reuse_stale=true", "restart=true reuse_stale=true"):
+        out = ssvmbench("run", *grid, *control.split(), cwd=tmp_path).stdout
+        assert out.count("done before (finished already)") == 2, out
+        assert {log: log.stat().st_mtime_ns for log in logs} == kept
+        assert sorted(sweep.rglob("run.h5")) == logs
+    words = ["solver=ssg", "seed=0,1", "reuse_stale=true", "restart=true"]
+    assert ([job.run_dir for job in sweep_jobs(words, "S")]
+            == [job.run_dir for job in sweep_jobs(words[:2], "S")])
+    ssvmbench("run", *grid, cwd=tmp_path)                 # without it: redone, kept aside
+    assert len(list(sweep.rglob("run.h5.stale-*"))) == 2
+
+
 def test_sweep_then_plot(data_root, tmp_path):
     """A sweep, then the same sweep again after one run was killed and one log deleted: the
     re-run redoes those two only (the killed run's log is kept aside), then the plots."""
