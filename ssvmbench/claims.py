@@ -59,6 +59,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ssvmbench.errors import UserError
+from ssvmbench.plotting.curves import BANDS, with_bands
 
 KINDS = {"below": {"lower", "upper"}, "close": {"curves"}, "paper": {"curve", "value"},
          "most_of": {"whole", "part"}, "worsens": {"curve", "factor"}, "rougher": {"curves"}}
@@ -70,7 +71,7 @@ COMMON = {"kind", "y", "panel", "passes", "fraction", "factor", "tolerance", "da
 # ``(share of the checkpoints, strictly more than it)``
 READINGS = {"most": (0.5, True), "generally": (0.5, True), "always": (1.0, False),
             "sometimes": (0.0, True)}
-EDGES = {"median": ("min", "max"), "mean": ("mean - std", "mean + std")}   # a band's edges
+EDGES = {center: (low, high) for center, low, high in BANDS.values()}   # a band's edges
 PANELS = ("all", "largest", "smallest")
 WORDS = {True: "reproduced", False: "not reproduced", None: "n/a"}
 NOT_COMPARABLE = "not comparable here"
@@ -240,7 +241,7 @@ def _values(check, curves, center):
     columns = [center] * len(curves)
     if check.get("significant"):
         bottom, top = EDGES[center]
-        curves = [_with_edges(c) for c in curves]
+        curves = [with_bands(c) for c in curves]
         columns = [top, bottom]
     if check["kind"] in ("worsens", "rougher"):
         ranged = [_in_range(c, center, check.get("passes")) for c in curves]
@@ -278,11 +279,6 @@ def _best(check, curve, column):
         return float(curve[column].to_numpy(float)[pick])
     best = np.nanmax if higher_is_better(check["y"]) else np.nanmin
     return best(curve[column].to_numpy(float))
-
-
-def _with_edges(curve):
-    return curve.assign(**{"mean - std": curve["mean"] - curve["std"],
-                           "mean + std": curve["mean"] + curve["std"]})
 
 
 def _in_range(curve, center, passes):

@@ -20,7 +20,7 @@ from ssvmbench import claims, messages, presets, traces
 from ssvmbench.errors import UserError
 from ssvmbench.launchers import SLURM_STARTUP_S
 from ssvmbench.plotting import commands as plot_command
-from ssvmbench.plotting.curves import PANEL, add_suboptimality, aggregate, check_panels
+from ssvmbench.plotting.curves import BANDS, PANEL, add_suboptimality, aggregate, check_panels
 from ssvmbench.runlog import load_logs
 from ssvmbench.provenance import git_revision
 
@@ -85,7 +85,7 @@ def check_preset(preset, df):
     df = add_suboptimality(df, plot_command.read_optimum(options.optimum))
     if options.methods:
         df = plot_command.only(df, options.methods)
-    center = plot_command.BANDS[options.band][0]
+    center = BANDS[options.band][0]
     stats = {}
     verdicts = []
     for check in preset["checks"] or []:

@@ -14,8 +14,9 @@ from matplotlib.figure import Figure
 from ssvmbench import traces
 from ssvmbench.errors import UserError
 from ssvmbench.metrics import registered as registered_metrics
-from ssvmbench.plotting.curves import (NO_REFERENCE, PANEL, add_suboptimality, aggregate, check_panels,
-                                      curve_labels, provenance, summary)
+from ssvmbench.plotting.curves import (BANDS, NO_REFERENCE, PANEL, add_suboptimality,
+                                      aggregate, check_panels, curve_labels, provenance,
+                                      summary, with_bands)
 from ssvmbench.plotting.sap_tables import best_within, latex
 from ssvmbench.plotting.styles import curve_styles
 from ssvmbench.runlog import load_logs
@@ -32,7 +33,6 @@ FIGURES = {"suboptimality": ("primal suboptimality", True),
            # log: the L2 SSVM's millions of non-zeros beside SAP's thousands (SAP Figures 1-3)
            "nnz": ("non-zero weights (#NZ)", True),
            "nnz_percent": ("non-zero weights (% of d, %NZ)", True)}
-BANDS = {"minmax": ("median", "min", "max"), "std": ("mean", "mean - std", "mean + std")}
 # the test error's name where the task loss has one (BCFW Appendix F: AER for word alignment)
 TEST_ERROR_NAMES = {"alignment": "test AER"}
 # the suboptimality figure's title: what its reference is (curves.add_suboptimality's kinds)
@@ -127,8 +127,7 @@ def lambda_label(lam, n=None):
 def _figure(stats, x, ylabel, log_y, styles, band="minmax"):
     """One panel per (data, variant, λ); per method a line and a band over seeds (median
     and min–max, or mean and one standard deviation)."""
-    stats = stats.assign(**{"mean - std": stats["mean"] - stats["std"],
-                            "mean + std": stats["mean"] + stats["std"]})
+    stats = with_bands(stats)
     center, low, high = BANDS[band]
     panels = sorted(stats.groupby(PANEL, dropna=False),  # λ decreasing, as in BCFW Figure 1
                     key=lambda item: (str(item[0][0]), str(item[0][1]), -item[0][2]))

@@ -126,6 +126,17 @@ def provenance(df):
             .sort_values(["data", "lambda", "method", "seed"]).reset_index(drop=True))
 
 
+# a curve's line and band over seeds, per ``plot --band``: median with min-max (BCFW) or mean
+# with one standard deviation (Casimir); the edges of the latter come from :func:`with_bands`
+BANDS = {"minmax": ("median", "min", "max"), "std": ("mean", "mean - std", "mean + std")}
+
+
+def with_bands(stats):
+    """:func:`aggregate`'s table with the columns ``mean - std`` and ``mean + std``."""
+    return stats.assign(**{"mean - std": stats["mean"] - stats["std"],
+                           "mean + std": stats["mean"] + stats["std"]})
+
+
 # columns computed from logged ones: the share of non-zero weights in % (SAP Table III's %NZ)
 DERIVED = {"nnz_percent": lambda df: 100.0 * df["nnz"] / df["d"].astype(float)}
 
