@@ -13,6 +13,7 @@ import logging
 import time
 from pathlib import Path
 
+from ssvmbench import result_columns
 from ssvmbench.errors import UserError, describe_os_error
 from ssvmbench.messages import duration, say
 from ssvmbench.runlog import LOG_NAME, Interrupted, LostOwnership, read_log
@@ -179,9 +180,12 @@ def outcome(job, code, since, state=None):
     status = attrs.get("status")
     if status in ("finished", "diverged") and attrs.get("finished", "") >= since_utc:
         last = trace[passes == passes.max()] if passes is not None else trace
-        text = (f"{last['effective_pass'].iloc[0]:.4g} passes, primal "
-                f"{last['primal'].iloc[0]:.6g}, {last['time_s'].iloc[0]:.3g} s"
-                if passes is not None else "no rows")
+        text = "no rows"
+        if passes is not None:
+            text = (f"{last['effective_pass'].iloc[0]:.4g} passes, primal "
+                    f"{last['primal'].iloc[0]:.6g}, {last['time_s'].iloc[0]:.3g} s")
+            text += "".join(f", {part}" for part in result_columns.parts(
+                {**attrs, **last.iloc[0]}, result_columns.shown([attrs.get("solver")])))
         return ("finished" if status == "finished" else "diverged"), text
     if status in ("finished", "diverged", "skipped") and (code == 0 or state == "COMPLETED"):
         if status == "skipped" and attrs.get("finished", "") >= since_utc:

@@ -17,7 +17,7 @@ import numpy as np
 from omegaconf import OmegaConf
 from tqdm import tqdm
 
-from ssvmbench import coldstart
+from ssvmbench import coldstart, result_columns
 from ssvmbench.data import load_split
 from ssvmbench.errors import Incompatible, PluginError, UserError
 from ssvmbench.messages import say
@@ -216,9 +216,13 @@ def finished_summary(path, logs):
              f"{attrs.get('lambda'):.4g}, {last['effective_pass'].iloc[0]:.4g} passes in "
              f"{last['time_s'].iloc[0]:.3g} s (+ {attrs.get('jit_s', 0.0):.3g} s compiling, "
              f"{last['eval_time_s'].iloc[0]:.3g} s evaluating)"]
+    shown = result_columns.shown([attrs.get("solver")])
     lines += [f"  {row.iterate:6s} primal {row.primal:.6g}  "
               + (f"dual {row.dual:.6g}  gap {row.gap:.3g}  " if math.isfinite(row.dual) else "")
-              + f"test {metric} {row.test_metric:.4g}" for row in last.itertuples()]
+              + f"test {metric} {row.test_metric:.4g}"
+              + "".join(f"  {part}" for part in
+                        result_columns.parts({**attrs, **row._asdict()}, shown))
+              for row in last.itertuples()]
     lines += [f"run log: {path}", f"next: ssvmbench plot {logs} -o {logs / 'figures'}"]
     return "\n".join(lines)
 

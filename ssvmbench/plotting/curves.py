@@ -9,6 +9,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
+from ssvmbench import result_columns
 from ssvmbench.errors import UserError
 
 OBJECTIVE = ["data", "data_variant", "lambda", "l1"]   # rows of one objective
@@ -170,9 +171,14 @@ def aggregate(df, y, x="effective_pass"):
 
 
 def summary(df):
-    """One row per run and iterate: its last checkpoint, with ``seconds_per_pass``."""
+    """One row per run and iterate: its last checkpoint, with ``seconds_per_pass`` and,
+    after the test metric, the result columns its solvers declare
+    (:func:`ssvmbench.result_columns.shown`: SAP's #NZ, l1 and rho1)."""
     last = df.groupby(["run", "iterate"], sort=False).tail(1)
     passes = last["effective_pass"].where(last["effective_pass"] > 0)
-    table = last.assign(method=curve_labels(last), seconds_per_pass=last["time_s"] / passes)
-    return (table.reindex(columns=SUMMARY).sort_values(["data", "lambda", "method", "seed"])
-            .reset_index(drop=True))
+    shown = result_columns.shown(last["solver"].dropna()) if "solver" in last else []
+    table = last.assign(method=curve_labels(last), seconds_per_pass=last["time_s"] / passes,
+                        **result_columns.values(last, shown))
+    at = SUMMARY.index("time_s")
+    return (table.reindex(columns=SUMMARY[:at] + shown + SUMMARY[at:])
+            .sort_values(["data", "lambda", "method", "seed"]).reset_index(drop=True))

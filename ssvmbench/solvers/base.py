@@ -55,6 +55,8 @@ class Solver(ABC):
     keeps_best = False       # batch solvers: may log "best", the iterate with the lowest primal
     averages_iterates = True # may it keep averaged iterates (avg, wavg, tavg)? (False: raw only)
     elastic_net = False      # may it run with l1 > 0 (elastic-net objective logged)?
+    shows = ()               # result columns shown beside the primal wherever its results
+                             # are (ssvmbench.result_columns: nnz, l1, rho1)
     needs = CORE_KERNELS     # the task kernels it calls (ssvmbench.tasks.base.KERNEL_NAMES)
     kernel_oracles = True    # are its oracle calls the kernel API's (example_oracle, decode),
                              # which count them in task.data.calls (check-solver compares)?

@@ -36,6 +36,7 @@ def project_l1_ball(v, radius):
 class L1Subgradient(SGD):
     name = "l1_subgradient"
     elastic_net = True
+    shows = ("nnz", "l1", "rho1")   # a sparse model: its #NZ and the elastic net's weights
     oracles = ("max",)
     default_iterates = ("raw",)
     averages_iterates = False   # logs its raw iterate only

@@ -191,6 +191,7 @@ def catch_up_all(dims, x, step, lam):
 class SAP(Solver):
     name = "sap"
     elastic_net = True
+    shows = ("nnz", "l1", "rho1")   # a sparse model: its #NZ and the elastic net's weights
     needs = ("scratch", "scores", "decode", "add_direction") + ACTIVE_SET_KERNELS
     default_iterates = ("raw",)
     averages_iterates = False   # logs its raw iterate only
