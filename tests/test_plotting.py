@@ -134,8 +134,13 @@ def test_plot_command_writes_figures_and_summary(tmp_path, capsys):
     assert (summary["effective_pass"] == 4).all() and (summary["status"] == "finished").all()
     assert summary["seconds_per_pass"].round(6).eq(0.1).all()
     markdown = (out / "summary.md").read_text().splitlines()
-    assert markdown[0].startswith("| data | lambda | solver | method | iterate |")
-    assert len(markdown) == 2 + len(summary)
+    assert markdown[2] == "| in the figure | our curve | runs | settings |"
+    assert markdown[4:7] == ["| bcfw | bcfw | 3 (2 seeds) |  |",      # no overrides logged
+                             "| bcfw-wavg | bcfw-wavg | 3 (2 seeds) |  |",
+                             "| ssg | ssg | 2 (2 seeds) |  |"]
+    runs = markdown.index("Runs (the last checkpoint of each):")
+    assert markdown[runs + 2].startswith("| data | lambda | solver | method | iterate |")
+    assert len(markdown) == runs + 4 + len(summary)
     runs = pd.read_csv(out / "provenance.csv")
     assert len(runs) == 5 and set(runs["git_revision"]) == {"abc123"}
     assert set(runs["dataset_checksum"]) == {"d0d0"} and runs["run"].is_unique
@@ -222,23 +227,26 @@ def test_plot_options_and_bad_optimum(tmp_path, capsys):
     assert "no run logs" in capsys.readouterr().err
 
 
-def test_curve_styles_are_fixed_per_solver_and_distinct_in_grayscale():
-    """The same curve looks the same in every figure (colour and marker from the solver,
-    line style from the iterate); within a figure no two curves share colour, marker and
-    line style, so they stay apart without colour."""
+def test_curve_styles_give_every_curve_its_colour_and_keep_the_solvers_marker():
+    """Issue 33: no two curves of a figure share a colour (variants of one solver included);
+    the solver keeps its marker, the iterate its line style, and no two curves share marker
+    and line style, so that they stay apart without colour; a solver's plainest curve takes
+    its colour (BCFW blue)."""
     figure1 = ["bcfw", "bcfw-wavg", "ssg", "ssg-wavg", "online_eg", "fw-best",
                "cutting_plane-epsilon=1e-08-best"]
     figure2 = ["bcfw", "bcfw-predefined", "fw", "fw-predefined"]
     sap = ["sap-rho1=0.1", "sap-rho1=0.9", "l1_subgradient", "bcfw", "mystery"]
     for labels in (figure1, figure2, sap):
         styles = curve_styles(labels)
-        looks = {(s["color"], s["marker"], str(s["linestyle"])) for s in styles.values()}
-        assert len(looks) == len(labels)
+        assert len({s["color"] for s in styles.values()}) == len(labels)
         assert len({(s["marker"], str(s["linestyle"])) for s in styles.values()}) == len(labels)
+        assert curve_styles(list(reversed(labels))) == styles
     one, two = curve_styles(figure1), curve_styles(figure2)
-    assert one["bcfw"] == two["bcfw"] and one["bcfw"]["color"] == one["bcfw-wavg"]["color"]
+    assert one["bcfw"]["color"] == two["bcfw"]["color"] == "C0"
+    assert one["bcfw"]["marker"] == one["bcfw-wavg"]["marker"] != one["ssg"]["marker"]
     assert one["bcfw-wavg"]["linestyle"] == one["ssg-wavg"]["linestyle"] != one["bcfw"]["linestyle"]
-    assert two["fw"]["color"] == one["fw-best"]["color"] != one["bcfw"]["color"]
+    many = curve_styles([f"svrg-K{k}" for k in range(25)])      # past the palette: no error
+    assert len({s["color"] for s in many.values()}) == 20
 
 
 def test_lambda_is_labelled_as_the_papers_write_it():
@@ -251,12 +259,12 @@ def test_lambda_is_labelled_as_the_papers_write_it():
     assert lambda_label(0.0031, 1000) == "0.0031"      # 3.1/n: not a round multiple
 
 
-def test_figures_name_their_reference_keep_legends_off_the_curves_and_plain_ticks(tmp_path):
+def test_figures_name_their_reference_keep_legends_off_the_curves_and_log_ticks(tmp_path):
     """Issue 20: one legend below the panels, the suboptimality reference said on the figure,
-    the test error named per task (AER only for alignment), minor log ticks as numbers."""
-    from matplotlib import ticker
-
+    the test error named per task (AER only for alignment); log ticks in one style (issue
+    33, tests/test_plot_figures.py)."""
     from ssvmbench.plotting import commands
+    from ssvmbench.plotting.ticks import LogLabels
     from ssvmbench.runlog import load_logs
     write_logs(tmp_path)
     df = add_suboptimality(load_logs(tmp_path))
@@ -266,9 +274,7 @@ def test_figures_name_their_reference_keep_legends_off_the_curves_and_plain_tick
                                *commands.FIGURES[y], styles)
         axes = [ax for ax in fig.axes if ax.get_visible()]
         assert len(fig.legends) == 1 and not any(ax.get_legend() for ax in axes)
-        assert isinstance(axes[0].xaxis.get_minor_formatter(), ticker.LogFormatter)
-        assert not isinstance(axes[0].xaxis.get_minor_formatter(),
-                              ticker.LogFormatterSciNotation)
+        assert isinstance(axes[0].xaxis.get_minor_formatter(), LogLabels)
         if y == "suboptimality":
             assert "best dual objective in these logs" in fig._suptitle.get_text()
         else:

@@ -8,7 +8,6 @@ import warnings
 from pathlib import Path
 
 import pandas as pd
-from matplotlib import ticker
 from matplotlib.figure import Figure
 
 from ssvmbench import traces
@@ -17,8 +16,11 @@ from ssvmbench.metrics import registered as registered_metrics
 from ssvmbench.plotting.curves import (BANDS, NO_REFERENCE, PANEL, add_suboptimality,
                                       aggregate, check_panels, curve_labels, provenance,
                                       summary, with_bands)
+from ssvmbench.plotting.layout import LABEL_WIDTH, TITLE_WIDTH, legend_below, wrap
+from ssvmbench.plotting.names import curves_table, load_names, paper_names
 from ssvmbench.plotting.sap_tables import best_within, latex
 from ssvmbench.plotting.styles import curve_styles
+from ssvmbench.plotting.ticks import log_ticks
 from ssvmbench.runlog import load_logs
 
 X_LABELS = {"effective_pass": "effective passes", "oracle_calls": "oracle calls",
@@ -68,9 +70,15 @@ def configure_parser(parser):
     parser.add_argument("--methods", nargs="+", metavar="CURVE",
                         help="plot only these curves, e.g. bcfw bcfw-wavg ssg fw (the "
                              "suboptimality reference still uses every log)")
+    parser.add_argument("--names", metavar="PRESET|FILE.yaml",
+                        help="name the curves by a preset's names (the paper's: "
+                             "SC-SVRG-adapt, not sc_svrg-average-...) or by a YAML file "
+                             "mapping curve labels or patterns ({K} matches any text) to "
+                             "names; summary.md lists the curves behind each name")
 
 
 def main(args):
+    mapping = load_names(args.names) if args.names else {}
     logged = load_logs(*args.logs)
     check_panels(logged)
     df = add_suboptimality(logged, read_optimum(args.optimum))
@@ -88,11 +96,15 @@ def main(args):
                           "suboptimality curve; plot --y primal, add a run with a dual (e.g. "
                           "BCFW) or give --optimum FILE.csv")
     stats = {y: aggregate(df, y, args.x) for y in args.y}
-    styles = curve_styles(stats[args.y[0]]["method"].unique())
+    curves = pd.concat([table[PANEL + ["method"]] for table in stats.values()])
+    names = paper_names(curves["method"].unique(), mapping,
+                        [set(panel) for _, panel in
+                         curves.groupby(PANEL, dropna=False)["method"]])
+    styles = curve_styles(curves["method"].unique(), names)
     written = []
     for y in args.y:
         ylabel, log_y = FIGURES[y]
-        fig = _figure(stats[y], args.x, ylabel, log_y, styles, args.band)
+        fig = _figure(stats[y], args.x, ylabel, log_y, styles, args.band, names)
         for fmt in args.format:
             written.append(out / f"{y}.{fmt}")
             fig.savefig(written[-1], dpi=150)
@@ -100,7 +112,10 @@ def main(args):
     written += [out / "provenance.csv", out / "summary.csv", out / "summary.md"]
     _relative_runs(provenance(df), out).to_csv(written[-3], index=False)
     table.to_csv(written[-2], index=False)
-    written[-1].write_text(markdown(table.drop(columns="run")))
+    behind = markdown(curves_table(df.assign(method=curve_labels(df)), names))
+    written[-1].write_text(f"Curves (their name in the figures, the runs and the settings they "
+                           f"share):\n\n{behind}\nRuns (the last checkpoint of each):\n\n"
+                           + markdown(table.drop(columns="run")))
     if args.best_within is not None:
         metrics = [y for y in args.y if y.startswith("test_") and y != "test_error"]
         best = best_within(df, args.best_within, (metrics or ["test_metric"])[0])
@@ -124,9 +139,11 @@ def lambda_label(lam, n=None):
     return f"{lam:.3g}"
 
 
-def _figure(stats, x, ylabel, log_y, styles, band="minmax"):
+def _figure(stats, x, ylabel, log_y, styles, band="minmax", names=None):
     """One panel per (data, variant, λ); per method a line and a band over seeds (median
-    and min–max, or mean and one standard deviation)."""
+    and min–max, or mean and one standard deviation), named by ``names`` (``{label:
+    name}``, :func:`~ssvmbench.plotting.names.paper_names`; default: the label)."""
+    names = names or {}
     stats = with_bands(stats)
     center, low, high = BANDS[band]
     panels = sorted(stats.groupby(PANEL, dropna=False),  # λ decreasing, as in BCFW Figure 1
@@ -140,40 +157,41 @@ def _figure(stats, x, ylabel, log_y, styles, band="minmax"):
     for ax, ((data, variant, lam), panel) in zip(axes, panels):
         panel = panel[(panel[x] > 0) & panel[center].notna()]
         for method, curve in panel.groupby("method"):
-            ax.plot(curve[x], curve[center], label=method, **styles[method])
+            ax.plot(curve[x], curve[center], label=names.get(method, method), **styles[method])
             ax.fill_between(curve[x], curve[low], curve[high], color=styles[method]["color"],
                             alpha=0.2, linewidth=0)
         ax.set_xscale("log")
+        log_ticks(ax.xaxis)
         if log_y:
             ax.set_yscale("log")
-        if log_y:            # minor ticks as plain numbers ("2", "0.3"), not "2×10⁰"
-            ax.yaxis.set_minor_formatter(ticker.LogFormatter(minor_thresholds=(1, 0.4)))
-        ax.xaxis.set_minor_formatter(ticker.LogFormatter(minor_thresholds=(1, 0.4)))
+            log_ticks(ax.yaxis)
         elastic = panel["method"].str.contains("-rho1=").any()
         n = panel["n"].iloc[0] if "n" in panel and len(panel) else None
         title = (f"{data}, {'λ+λ₁' if elastic else 'λ'}={lambda_label(lam, n)}"
-                 + (f"\n{textwrap.fill(str(variant), 60)}" if show_variant else ""))
+                 + (f"\n{wrap(variant, TITLE_WIDTH)}" if show_variant else ""))
         if str(variant).startswith("SYNTHETIC"):     # generated data says so (scenes.py)
             title += "\nSYNTHETIC data, not the paper's"
         if data == "alignment" and n:                # data/alignment.py: not BCFW's training set
             title += f"\nn = {n} gold pairs, not BCFW's 5,000"
         ax.set_title(title, fontsize="medium")
         named = TEST_ERROR_NAMES.get(data) if ylabel == FIGURES["test_error"][0] else None
-        ax.set(xlabel=X_LABELS[x], ylabel=named or ylabel)
+        ax.set(xlabel=X_LABELS[x], ylabel=wrap(named or ylabel, LABEL_WIDTH))
         ax.grid(True, alpha=0.3)
     for ax in axes[len(panels):]:
         ax.set_visible(False)
-    handles = {}                                     # one legend below the panels, not on them
-    for ax in axes[:len(panels)]:
-        for handle, label in zip(*ax.get_legend_handles_labels()):
-            handles.setdefault(label, handle)
-    if handles:
-        fig.legend(handles.values(), handles.keys(), loc="outside lower center",
-                   ncols=min(4, len(handles)), fontsize="small")
     if ylabel == FIGURES["suboptimality"][0]:
         kinds = [REFERENCES[kind] for kind in REFERENCES if kind in set(stats["reference"])]
         title = "primal suboptimality: the primal minus " + " or ".join(kinds)
         fig.suptitle(textwrap.fill(title, 60 * ncols), fontsize="small")
+    handles = {}                                     # one legend below the panels, not on them
+    for ax in axes[:len(panels)]:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(label, handle)
+    order = list(dict.fromkeys(names.get(label, label) for label in styles))   # by solver
+    handles = dict(sorted(handles.items(), key=lambda item: order.index(item[0])
+                          if item[0] in order else len(order)))
+    if handles:
+        legend_below(fig, list(handles.values()), list(handles))
     return fig
 
 
