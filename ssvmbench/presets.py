@@ -6,7 +6,9 @@ the ``checks`` of the claim (:mod:`ssvmbench.claims`, reported by ``ssvmbench re
 quotes the sentence it tests, says ``why`` its quantification is a fair reading and may name
 the deviation that makes it ``not_comparable``), named
 ``sweeps`` (each one ``ssvmbench run -m``, run as a subprocess into ``OUT/logs/<sweep>``),
-the ``plot`` options (figures in ``OUT/<name>``), and ``sizes`` (``full``: the paper's passes
+the ``plot`` options (figures in ``OUT/<name>``), the ``names`` the figures give the curves
+(``plot --names``, :mod:`ssvmbench.plotting.names`: our curve label or a pattern of it ->
+the paper's name of the method), and ``sizes`` (``full``: the paper's passes
 and seeds; ``smoke``: a subset of the data, few passes, two seeds, plus its ``overrides``;
 each may carry ``measured``, the run time of a reproduction at that size on the README's
 2-core VM, from which ``reproduce`` estimates the time a reproduction takes).
@@ -27,11 +29,13 @@ from ssvmbench.batch import expected_wall_s, is_hydra_override, sweep_jobs
 from ssvmbench.errors import UserError, read_yaml
 from ssvmbench.launchers import launcher_settings, run_batch, workers
 from ssvmbench.messages import duration
+from ssvmbench.plotting.names import check_names
 from ssvmbench.paths import config_dir
 from ssvmbench.provenance import committed_files
 
 KEYS = {"paper", "item", "claim", "deviations", "checks", "sweeps", "plot", "sizes"}
-OPTIONAL_KEYS = {"paper_table"}   # a table's rows as printed in the paper (SAP Tables II-IV)
+OPTIONAL_KEYS = {"paper_table",   # a table's rows as printed in the paper (SAP Tables II-IV)
+                 "names"}         # curve label (or pattern) -> the paper's name (plot --names)
 TABLE_ROW = ("table", "data", "solver", "C", "rho1", "nnz", "accuracy")
 PRESET_COPY = "preset.yaml"    # a preset file's copy beside its figures, for the report
 
@@ -103,6 +107,7 @@ def load(name):
         if "not_comparable" in check and check["not_comparable"] not in deviations:
             raise UserError(f"{where}: not_comparable names {check['not_comparable']!r}, not "
                             f"one of the preset's deviations {sorted(deviations)}")
+    check_names(preset.get("names") or {}, path)
     for number, row in enumerate(preset.get("paper_table") or []):
         if not (isinstance(row, dict) and set(row) == set(TABLE_ROW)):
             raise UserError(f"{path}: paper_table[{number}] needs exactly {list(TABLE_ROW)}")
@@ -142,7 +147,8 @@ def commands(name, size, out, extra=()):
         runs.append(["run", "-m", *_replace(words, extra), f"hydra.sweep.dir={logs / sweep}"])
     plot = ["plot", *(str(logs / sweep) for sweep in preset["sweeps"]),
             "-o", str(Path(out) / figure_dir(name)),
-            *shlex.split(preset["plot"].replace("{passes}", str(spec["passes"])))]
+            *shlex.split(preset["plot"].replace("{passes}", str(spec["passes"]))),
+            *(["--names", name] if preset.get("names") else [])]
     return runs + [plot]
 
 
