@@ -20,7 +20,9 @@ from ssvmbench import claims, messages, presets, traces
 from ssvmbench.errors import UserError
 from ssvmbench.launchers import SLURM_STARTUP_S
 from ssvmbench.plotting import commands as plot_command
-from ssvmbench.plotting.curves import BANDS, PANEL, add_suboptimality, aggregate, check_panels
+from ssvmbench.plotting.curves import (BANDS, PANEL, add_suboptimality, aggregate,
+                                      check_panels, curve_labels)
+from ssvmbench.plotting.names import curves_table, figure_names, load_names
 from ssvmbench.runlog import load_logs
 from ssvmbench.provenance import git_revision
 
@@ -59,7 +61,7 @@ def main(args):
                  for check, verdict in verdicts]
         sized[name] = _deviations(name, preset, df)
         sections.append(_section(name, preset, out, verdicts, compute_time(runs[-1]),
-                                 sized[name]))
+                                 sized[name], _curves(name, preset, df)))
     table = pd.DataFrame(rows, columns=["preset", "item", "check", "result", "detail", "quote",
                                         "why", "deviation"])
     table.to_csv(out / "checks.csv", index=False)
@@ -114,6 +116,16 @@ def compute_time(runs):
     finished = pd.to_datetime(runs["finished"], errors="coerce", utc=True)
     seconds = (finished - started).dt.total_seconds()
     return len(runs), float(seconds.fillna(0).sum()), float(seconds.max())
+
+
+def _curves(name, preset, df):
+    """Markdown: the names the preset's figures give its curves and what is behind each
+    (:func:`~ssvmbench.plotting.names.curves_table`)."""
+    options = _plot_options(preset)
+    plotted = plot_command.only(df, options.methods) if options.methods else df
+    named = figure_names([aggregate(plotted, "primal")], load_names(name))
+    return plot_command.markdown(curves_table(plotted.assign(method=curve_labels(plotted)),
+                                              named))
 
 
 def _plot_options(preset):
@@ -205,13 +217,14 @@ def smaller_than_full(preset, df):
 _SUBSET = re.compile(r"first ([0-9.eE-]+) of train")
 
 
-def _section(name, preset, out, verdicts, compute, deviations):
+def _section(name, preset, out, verdicts, compute, deviations, curves):
     folder = presets.figure_dir(name)
     lines = [f"## {preset['paper']} {preset['item']} (`{folder}`)", "",
              "> " + " ".join(preset["claim"].split()), ""]
     lines += [f"![{png.stem}]({folder}/{png.name})"
               for png in sorted((out / folder).glob("*.png"))]
-    lines.append("")
+    lines += ["", "The curves: their names in the figures, our curve labels (which the checks "
+              "name), their runs and the settings these share:", "", curves]
     if deviations:
         lines += ["What still differs from the paper:", ""]
         lines += [f"- **{key}**: {' '.join(str(text).split())}"

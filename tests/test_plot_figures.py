@@ -13,8 +13,9 @@ from ssvmbench import presets
 from ssvmbench.cli import main
 from ssvmbench.errors import UserError
 from ssvmbench.plotting import commands
-from ssvmbench.plotting.curves import PANEL, add_suboptimality, aggregate, curve_labels
-from ssvmbench.plotting.names import load_names, paper_names, settings_apart
+from ssvmbench.plotting.curves import add_suboptimality, aggregate, curve_labels
+from ssvmbench.plotting.names import (figure_names, load_names, paper_names,
+                                     settings_apart)
 from ssvmbench.plotting.styles import curve_styles
 from ssvmbench.plotting.ticks import log_ticks
 from ssvmbench.report import _plot_options
@@ -238,10 +239,8 @@ def test_casimir_figure2a_redrawn_from_its_traces_reads():
     the paper's names in the legend, nothing clipped (the legend overflowed)."""
     df, options = _plotted("casimir_figure2a_ner")
     tables = {y: aggregate(df, y, options.x) for y in options.y}
-    curves = pd.concat(tables.values())
-    named = paper_names(curves["method"].unique(), load_names("casimir_figure2a_ner"),
-                        [set(p) for _, p in curves.groupby(PANEL)["method"]])
-    styles = curve_styles(curves["method"].unique(), named)
+    named = figure_names(tables.values(), load_names("casimir_figure2a_ner"))
+    styles = curve_styles(list(named), named)
     for y, table in tables.items():
         fig = commands._figure(table, options.x, *commands.FIGURES[y], styles, options.band,
                                named)
@@ -255,3 +254,17 @@ def test_casimir_figure2a_redrawn_from_its_traces_reads():
         lines = {line.get_label(): line.get_color() for line in fig.axes[0].get_lines()}
         assert lines["SGD"] != lines["SGD Pegasos step (extra)"]
     assert np.isfinite(tables[options.y[0]]["mean"]).any()
+
+
+def test_the_report_lists_the_curves_behind_each_name(tmp_path, capsys):
+    """Under each figure of the report, the table of names: the paper's name, our curve
+    label (the checks name it), its runs and settings."""
+    import shutil
+    shutil.copytree(COMMITTED / "casimir_figure2a_ner", tmp_path / "casimir_figure2a_ner")
+    assert main(["report", str(tmp_path)]) == 0
+    report = (tmp_path / "report.md").read_text()
+    assert ("| SC-SVRG-adapt | sc_svrg-average-extrapolation-expo-lr=0.02-topk-K5-mu2-ties=casimir"
+            " | 30 (10 seeds) | solver=sc_svrg solver.lr=0.02 solver.decay_rule=expo ") in report
+    assert "| SGD | sgd-gamma0=0.02-t0=150000-wavg | 10 (10 seeds) |" in report
+    assert "| SGD | sgd-gamma0=0.04-t0=150000-wavg | 20 (10 seeds) |" in report
+    capsys.readouterr()

@@ -17,7 +17,7 @@ from ssvmbench.plotting.curves import (BANDS, NO_REFERENCE, PANEL, add_suboptima
                                       aggregate, check_panels, curve_labels, provenance,
                                       summary, with_bands)
 from ssvmbench.plotting.layout import LABEL_WIDTH, TITLE_WIDTH, legend_below, wrap
-from ssvmbench.plotting.names import curves_table, load_names, paper_names
+from ssvmbench.plotting.names import curves_table, figure_names, load_names
 from ssvmbench.plotting.sap_tables import best_within, latex
 from ssvmbench.plotting.styles import curve_styles
 from ssvmbench.plotting.ticks import log_ticks
@@ -96,11 +96,8 @@ def main(args):
                           "suboptimality curve; plot --y primal, add a run with a dual (e.g. "
                           "BCFW) or give --optimum FILE.csv")
     stats = {y: aggregate(df, y, args.x) for y in args.y}
-    curves = pd.concat([table[PANEL + ["method"]] for table in stats.values()])
-    names = paper_names(curves["method"].unique(), mapping,
-                        [set(panel) for _, panel in
-                         curves.groupby(PANEL, dropna=False)["method"]])
-    styles = curve_styles(curves["method"].unique(), names)
+    names = figure_names(stats.values(), mapping)
+    styles = curve_styles(list(names), names)
     written = []
     for y in args.y:
         ylabel, log_y = FIGURES[y]

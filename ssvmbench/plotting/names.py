@@ -18,6 +18,8 @@ import pandas as pd
 import yaml
 
 from ssvmbench.errors import UserError, read_yaml
+from ssvmbench.plotting.curves import PANEL
+from ssvmbench.plotting.styles import curve_styles
 
 _KEY = re.compile(r"\{(\w+)\}")
 # the settings in a curve label: split at "-" that does not start a number ("1e-08" stays)
@@ -88,6 +90,15 @@ def paper_names(labels, names=None, panels=()):
     return named
 
 
+def figure_names(stats, names):
+    """``{label: name}`` of the curves in ``stats`` (:func:`~ssvmbench.plotting.curves.
+    aggregate` tables, one per figure of a plot) under ``names``, curves that share a panel
+    kept apart."""
+    curves = pd.concat([table[PANEL + ["method"]] for table in stats])
+    return paper_names(curves["method"].unique(), names,
+                       [set(panel) for _, panel in curves.groupby(PANEL, dropna=False)["method"]])
+
+
 def settings_apart(labels):
     """``{label: the settings of its label the other labels lack}`` (``rho1=0.9`` of
     ``sap-rho1=0.9`` beside ``sap-rho1=0.1``)."""
@@ -98,8 +109,8 @@ def settings_apart(labels):
 
 
 def curves_table(df, named):
-    """Per name in the figure, the curve labels behind it, their runs and the settings
-    they share (the command-line overrides common to their runs, seed aside: what differs
+    """Per name in the figure (in the legend's order), the curve labels behind it, their
+    runs and the settings they share (the command-line overrides common to their runs, seed aside: what differs
     between the runs of a curve, such as its panel's lambda, drops out). ``df``: the plotted
     rows, ``method`` the curve label; ``named``: :func:`paper_names`."""
     rows = []
@@ -112,7 +123,9 @@ def curves_table(df, named):
                      "runs": f"{len(runs)} ({seeds} seed{'s' * (seeds != 1)})",
                      "settings": " ".join(shared)})
     table = pd.DataFrame(rows, columns=["in the figure", "our curve", "runs", "settings"])
-    return table.sort_values(["in the figure", "our curve"]).reset_index(drop=True)
+    legend = list(curve_styles(table["our curve"], named))        # the legend's order
+    return table.sort_values("our curve", key=lambda labels: labels.map(legend.index)
+                             ).reset_index(drop=True)
 
 
 def _overrides(text):
