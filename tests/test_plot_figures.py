@@ -266,5 +266,6 @@ def test_the_report_lists_the_curves_behind_each_name(tmp_path, capsys):
     assert ("| SC-SVRG-adapt | sc_svrg-average-extrapolation-expo-lr=0.02-topk-K5-mu2-ties=casimir"
             " | 30 (10 seeds) | solver=sc_svrg solver.lr=0.02 solver.decay_rule=expo ") in report
     assert "| SGD | sgd-gamma0=0.02-t0=150000-wavg | 10 (10 seeds) |" in report
+    assert "reuse_stale" not in report            # how the Pegasos runs were run, not what
     assert "| SGD | sgd-gamma0=0.04-t0=150000-wavg | 20 (10 seeds) |" in report
     capsys.readouterr()

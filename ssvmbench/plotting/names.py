@@ -20,6 +20,7 @@ import yaml
 from ssvmbench.errors import UserError, read_yaml
 from ssvmbench.plotting.curves import PANEL
 from ssvmbench.plotting.styles import curve_styles
+from ssvmbench.runner import RUN_CONTROL
 
 _KEY = re.compile(r"\{(\w+)\}")
 # the settings in a curve label: split at "-" that does not start a number ("1e-08" stays)
@@ -129,7 +130,8 @@ def curves_table(df, named):
 
 
 def _overrides(text):
-    """A run's overrides (a log's YAML list, or a list) without its seed."""
+    """A run's overrides (a log's YAML list, or a list) without its seed and the run
+    control (``restart``, ``reuse_stale``: how it ran, not what)."""
     words = yaml.safe_load(text) if isinstance(text, str) else list(text)
-    return [str(word) for word in words or []
-            if not str(word).lstrip("+~").startswith(("seed=", "hydra."))]
+    skip = tuple(f"{key}=" for key in ("seed", *RUN_CONTROL)) + ("hydra.",)
+    return [str(word) for word in words or [] if not str(word).lstrip("+~").startswith(skip)]
