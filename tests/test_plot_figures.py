@@ -163,6 +163,9 @@ def test_bad_names_are_one_line_each(tmp_path):
     bad.write_text("sap-rho1={rho1}: SAP C={C}\n")
     with pytest.raises(UserError, match=r"uses \{C\}, which its pattern 'sap-rho1=\{rho1\}'"):
         load_names(str(bad))
+    bad.write_text("sap-rho1={x}-C={x}: SAP\n")
+    with pytest.raises(UserError, match="uses a {key} twice"):
+        load_names(str(bad))
     bad.write_text("- sap\n")
     with pytest.raises(UserError, match="names must map curve labels"):
         load_names(str(bad))

@@ -52,7 +52,11 @@ def check_names(names, where):
     for pattern, name in names.items():
         if not (isinstance(pattern, str) and isinstance(name, str)):
             raise UserError(f"{where}: names: {pattern!r}: {name!r}: give text on both sides")
-        missing = set(_KEY.findall(name)) - set(_KEY.findall(pattern))
+        keys = _KEY.findall(pattern)
+        if len(keys) != len(set(keys)):
+            raise UserError(f"{where}: names: {pattern!r} uses a {{key}} twice; give each "
+                            "part of the label its own key")
+        missing = set(_KEY.findall(name)) - set(keys)
         if missing:
             raise UserError(f"{where}: names: {name!r} uses {{{', '.join(sorted(missing))}}}, "
                             f"which its pattern {pattern!r} does not match")
@@ -111,9 +115,10 @@ def settings_apart(labels):
 
 def curves_table(df, named):
     """Per name in the figure (in the legend's order), the curve labels behind it, their
-    runs and the settings they share (the command-line overrides common to their runs, seed aside: what differs
-    between the runs of a curve, such as its panel's lambda, drops out). ``df``: the plotted
-    rows, ``method`` the curve label; ``named``: :func:`paper_names`."""
+    runs and the settings they share (the command-line overrides common to their runs,
+    seed aside: what differs between the runs of a curve, such as its panel's lambda,
+    drops out). ``df``: the plotted rows, ``method`` the curve label; ``named``:
+    :func:`paper_names`."""
     rows = []
     for label, runs in df.drop_duplicates(["run", "method"]).groupby("method"):
         listed = [_overrides(text) for text in runs.get("overrides", pd.Series()).dropna()]
