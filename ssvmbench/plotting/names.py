@@ -30,7 +30,7 @@ _SETTING = re.compile(r"-(?![\d.])")
 def load_names(spec):
     """The ``names`` mapping given to ``plot --names``: a preset's name, a preset file, or
     a YAML file that is the mapping itself; checked (:func:`check_names`)."""
-    from ssvmbench import presets
+    from ssvmbench import presets        # here: presets checks its names with check_names
 
     if not str(spec).endswith((".yaml", ".yml")):
         return check_names(presets.load(spec).get("names") or {}, f"preset {spec}")
