@@ -1,10 +1,10 @@
 """MkDocs hooks (mkdocs.yml ``hooks:``) that let the docs pages show the repository's own
 files without copies in git:
 
-- a page may link any file of the repository by its relative path from the page's source
+- a page links any file of the repository by its relative path from the page's source
   (``../../results/reproduction/bcfw_figure2_ocr/suboptimality.png`` from
-  ``docs/reproductions/bcfw.md``), which also works on GitHub; the file is added to the site
-  under its repository path and the link rewritten to it. A linked Markdown file (the
+  ``docs/reproductions/bcfw.md``), which also works on GitHub; the build adds the file to the
+  site under its repository path and rewrites the link to it. A linked Markdown file (the
   reproduction report) becomes a page of the site, and what it links is added in turn.
 - ``<!-- checks: PAPER -->`` in a page becomes the table of that paper's checks from
   ``results/reproduction/checks.csv``, so the pages show the committed verdicts.
@@ -15,75 +15,94 @@ import posixpath
 import re
 from pathlib import Path
 
-from mkdocs.structure.files import File, InclusionLevel
-
-LINK = re.compile(r"(!?\[[^\]]*\]\()([^)\s#]+)([^)]*\))")
+LINK = re.compile(r"(!?\[[^\]]*\]\()([^)\s#]+)([^)]*\))")     # [text](target#anchor "title")
 CHECKS = re.compile(r"<!-- checks: (\w+) -->")
 CHECKS_CSV = "results/reproduction/checks.csv"
 
 
-def _repo(config):
-    return Path(config["docs_dir"]).resolve().parent
+def _is_url(target):
+    return bool(re.match(r"^[a-z][a-z0-9+.-]*:", target)) or target.startswith("/")
 
 
-def _outside_target(page_uri, target, config):
-    """The repository path (posix) a relative link from the docs page ``page_uri`` points at,
-    if it leaves the docs folder and names a file of the repository; else None."""
-    if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith("/"):
+def repo_file(repo, source_uri, target):
+    """The repository path (posix) of the file that the relative link ``target`` in the file
+    ``source_uri`` (a path in ``repo``) names; None for a URL or what is not a file there."""
+    if _is_url(target):
         return None
-    repo, docs = _repo(config), Path(config["docs_dir"]).resolve()
-    path = (docs / posixpath.dirname(page_uri) / target).resolve()
-    if path.is_relative_to(docs) or not path.is_relative_to(repo) or not path.is_file():
+    path = (Path(repo) / posixpath.dirname(source_uri) / target).resolve()
+    if not path.is_file() or not path.is_relative_to(Path(repo).resolve()):
         return None
-    return path.relative_to(repo).as_posix()
+    return path.relative_to(Path(repo).resolve()).as_posix()
 
 
-def _links(text):
-    return [match.group(2) for match in LINK.finditer(text)]
+def linked_files(repo, docs_uri, pages):
+    """The repository files outside ``docs_uri`` that the docs ``pages`` (paths in ``repo``)
+    link, and what the linked Markdown files link in turn."""
+    todo, found = list(pages), []
+    while todo:
+        source = todo.pop()
+        for target in (match.group(2) for match in LINK.finditer(
+                (Path(repo) / source).read_text(encoding="utf-8"))):
+            uri = repo_file(repo, source, target)
+            if uri is None or uri.startswith(docs_uri + "/") or uri in found:
+                continue
+            found.append(uri)
+            if uri.endswith(".md"):
+                todo.append(uri)
+    return found
+
+
+def site_links(markdown, repo, docs_uri, page_uri):
+    """``markdown`` of the docs page ``page_uri`` with its links to repository files outside
+    the docs folder pointing at their copies in the site (the same path from the site root)."""
+    def rewrite(match):
+        uri = repo_file(repo, f"{docs_uri}/{page_uri}", match.group(2))
+        if uri is None or uri.startswith(docs_uri + "/"):
+            return match.group(0)
+        relative = posixpath.relpath(uri, posixpath.dirname(page_uri) or ".")
+        return f"{match.group(1)}{relative}{match.group(3)}"
+    return LINK.sub(rewrite, markdown)
+
+
+def checks_table(markdown, repo):
+    """``markdown`` with each ``<!-- checks: PAPER -->`` replaced by PAPER's rows of
+    ``results/reproduction/checks.csv``."""
+    if not CHECKS.search(markdown):
+        return markdown
+    with open(Path(repo) / CHECKS_CSV, newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+
+    def cell(text):
+        return " ".join(text.split()).replace("|", "\\|")
+
+    def table(match):
+        lines = ["| item | the paper says | result | detail |", "| --- | --- | --- | --- |"]
+        lines += [f"| {cell(row['item'])} | {cell(row['quote'])} | **{cell(row['result'])}** | "
+                  f"{cell(row['detail'])} |"
+                  for row in rows if row["item"].startswith(match.group(1) + " ")]
+        return "\n".join(lines)
+    return CHECKS.sub(table, markdown)
+
+
+def _where(config):
+    docs = Path(config["docs_dir"]).resolve()
+    return docs.parent, docs.name
 
 
 def on_files(files, config):
     """Add every repository file that a page links from outside the docs folder."""
-    repo = _repo(config)
-    docs_uri = Path(config["docs_dir"]).resolve().relative_to(repo).as_posix()
-    todo = [(f"{docs_uri}/{page.src_uri}", page.abs_src_path)
-            for page in files.documentation_pages()]
-    added = set()
-    while todo:
-        repo_uri, source = todo.pop()
-        for target in _links(Path(source).read_text(encoding="utf-8")):
-            path = (repo / posixpath.dirname(repo_uri) / target).resolve()
-            if (re.match(r"^[a-z][a-z0-9+.-]*:", target) or not path.is_file()
-                    or not path.is_relative_to(repo)):
-                continue
-            uri = path.relative_to(repo).as_posix()
-            if uri.startswith(docs_uri + "/") or uri in added:
-                continue
-            added.add(uri)
-            files.append(File.generated(config, uri, abs_src_path=str(path),    # nav optional
-                                        inclusion=InclusionLevel.NOT_IN_NAV))
-            if uri.endswith(".md"):
-                todo.append((uri, str(path)))
+    from mkdocs.structure.files import File, InclusionLevel
+    repo, docs_uri = _where(config)
+    pages = [f"{docs_uri}/{page.src_uri}" for page in files.documentation_pages()]
+    for uri in linked_files(repo, docs_uri, pages):
+        files.append(File.generated(config, uri, abs_src_path=str(repo / uri),
+                                    inclusion=InclusionLevel.NOT_IN_NAV))   # nav optional
     return files
-
-
-def _checks_table(paper, config):
-    with open(_repo(config) / CHECKS_CSV, newline="", encoding="utf-8") as handle:
-        rows = [row for row in csv.DictReader(handle) if row["item"].startswith(paper + " ")]
-    lines = ["| item | the paper says | result | detail |", "| --- | --- | --- | --- |"]
-    lines += [f"| {row['item']} | {row['quote']} | **{row['result']}** | {row['detail']} |"
-              for row in rows]
-    return "\n".join(line.replace("\n", " ") for line in lines)
 
 
 def on_page_markdown(markdown, page, config, files):
     """Point links at repository files to their copies in the site; fill the check tables."""
-    def rewrite(match):
-        target = _outside_target(page.file.src_uri, match.group(2), config)
-        if target is None:
-            return match.group(0)
-        relative = posixpath.relpath(target, posixpath.dirname(page.file.src_uri) or ".")
-        return f"{match.group(1)}{relative}{match.group(3)}"
-
-    markdown = LINK.sub(rewrite, markdown)     # (an added repository page's links fit)
-    return CHECKS.sub(lambda match: _checks_table(match.group(1), config), markdown)
+    repo, docs_uri = _where(config)
+    if Path(page.file.abs_src_path).resolve().is_relative_to(repo / docs_uri):
+        markdown = site_links(markdown, repo, docs_uri, page.file.src_uri)
+    return checks_table(markdown, repo)

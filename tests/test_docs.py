@@ -1,5 +1,6 @@
-"""The documentation: the generated reference pages equal what the code generates now, and
-every link of the README and every page of the site's navigation exists."""
+"""The documentation: the generated reference pages equal what the code generates now; every
+link of the README and every page of the site's navigation exists; the build hook brings the
+repository's figures and checks into the pages."""
 
 import importlib.util
 import re
@@ -11,12 +12,15 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _generator():
-    spec = importlib.util.spec_from_file_location("docs_reference",
-                                                  ROOT / "scripts" / "docs_reference.py")
+def _script(name):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def _generator():
+    return _script("docs_reference")
 
 
 def test_generated_reference_equals_the_code(tmp_path):
@@ -65,3 +69,42 @@ def test_every_nav_page_exists():
     missing = [page for page in pages
                if not (ROOT / "docs" / page).is_file() and not (ROOT / page).is_file()]
     assert pages and not missing, f"mkdocs.yml's nav names missing pages: {missing}"
+
+
+def _fake_repo(tmp_path):
+    (tmp_path / "docs" / "guide").mkdir(parents=True)
+    (tmp_path / "results" / "fig").mkdir(parents=True)
+    (tmp_path / "results" / "fig" / "a.png").write_bytes(b"png")
+    (tmp_path / "results" / "report.md").write_text("![a](fig/a.png) [gone](fig/gone.png)\n")
+    (tmp_path / "docs" / "guide" / "page.md").write_text(
+        "![a](../../results/fig/a.png) [report](../../results/report.md) [other](other.md)\n")
+    (tmp_path / "docs" / "guide" / "other.md").write_text("# other\n")
+    return tmp_path
+
+
+def test_hook_adds_the_linked_repository_files_and_what_they_link(tmp_path):
+    hooks = _script("mkdocs_hooks")
+    repo = _fake_repo(tmp_path)
+    assert sorted(hooks.linked_files(repo, "docs", ["docs/guide/page.md"])) == \
+        ["results/fig/a.png", "results/report.md"]
+
+
+def test_hook_points_repository_links_at_the_site_copies(tmp_path):
+    hooks = _script("mkdocs_hooks")
+    repo = _fake_repo(tmp_path)
+    page = (repo / "docs" / "guide" / "page.md").read_text()
+    assert hooks.site_links(page, repo, "docs", "guide/page.md") == \
+        "![a](../results/fig/a.png) [report](../results/report.md) [other](other.md)\n"
+
+
+def test_hook_fills_the_check_tables_from_checks_csv(tmp_path):
+    hooks = _script("mkdocs_hooks")
+    csv_path = tmp_path / hooks.CHECKS_CSV
+    csv_path.parent.mkdir(parents=True)
+    csv_path.write_text("preset,item,check,result,detail,quote,why,deviation\n"
+                        "p1,BCFW Figure 2,c,reproduced,3 of 3,\"says a | b\",w,\n"
+                        "p2,SAP Figure 1,c,not reproduced,0 of 3,q,w,\n")
+    table = hooks.checks_table("before\n<!-- checks: BCFW -->\nafter", tmp_path)
+    assert table == ("before\n| item | the paper says | result | detail |\n"
+                     "| --- | --- | --- | --- |\n"
+                     "| BCFW Figure 2 | says a \\| b | **reproduced** | 3 of 3 |\nafter")
