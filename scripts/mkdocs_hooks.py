@@ -8,6 +8,8 @@ files without copies in git:
   reproduction report) becomes a page of the site, and what it links is added in turn.
 - ``<!-- checks: PAPER -->`` in a page becomes the table of that paper's checks from
   ``results/reproduction/checks.csv``, so the pages show the committed verdicts.
+- the docstrings' Sphinx cross-reference roles (``:class:`~ssvmbench.metrics.Metric```), which
+  mkdocstrings leaves as they are, show as the plain code name (``Metric``).
 """
 
 import csv
@@ -18,6 +20,7 @@ from pathlib import Path
 LINK = re.compile(r"(!?\[[^\]]*\]\()([^)\s#]+)([^)]*\))")     # [text](target#anchor "title")
 CHECKS = re.compile(r"<!-- checks: (\w+) -->")
 CHECKS_CSV = "results/reproduction/checks.csv"
+ROLE = re.compile(r":(?:func|class|mod|meth|attr|data|obj|exc):<code>(~?)([^<]*)</code>")
 
 
 def _is_url(target):
@@ -84,6 +87,13 @@ def checks_table(markdown, repo):
     return CHECKS.sub(table, markdown)
 
 
+def plain_roles(html):
+    """``html`` with each Sphinx role before a code name dropped (``~`` keeps the last part)."""
+    return ROLE.sub(lambda match: "<code>" + (match.group(2).rsplit(".", 1)[-1]
+                                              if match.group(1) else match.group(2)) + "</code>",
+                    html)
+
+
 def _where(config):
     docs = Path(config["docs_dir"]).resolve()
     return docs.parent, docs.name
@@ -106,3 +116,8 @@ def on_page_markdown(markdown, page, config, files):
     if Path(page.file.abs_src_path).resolve().is_relative_to(repo / docs_uri):
         markdown = site_links(markdown, repo, docs_uri, page.file.src_uri)
     return checks_table(markdown, repo)
+
+
+def on_page_content(html, page, config, files):
+    """Docstrings' Sphinx roles as plain code names."""
+    return plain_roles(html)

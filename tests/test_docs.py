@@ -108,3 +108,11 @@ def test_hook_fills_the_check_tables_from_checks_csv(tmp_path):
     assert table == ("before\n| item | the paper says | result | detail |\n"
                      "| --- | --- | --- | --- |\n"
                      "| BCFW Figure 2 | says a \\| b | **reproduced** | 3 of 3 |\nafter")
+
+
+def test_hook_shows_sphinx_roles_as_code_names():
+    hooks = _script("mkdocs_hooks")
+    html = ("a :class:<code>~ssvmbench.metrics.Metric</code> and "
+            ":func:<code>ssvmbench.runlog.read_log</code>, <code>:x:</code>")
+    assert hooks.plain_roles(html) == ("a <code>Metric</code> and "
+                                       "<code>ssvmbench.runlog.read_log</code>, <code>:x:</code>")
