@@ -8,6 +8,8 @@ files without copies in git:
   reproduction report) becomes a page of the site, and what it links is added in turn.
 - ``<!-- checks: PAPER -->`` in a page becomes the table of that paper's checks from
   ``results/reproduction/checks.csv``, so the pages show the committed verdicts.
+- ``<!-- deviations: PAPER -->`` becomes the list of what still differs from the paper, per
+  preset, from the ``deviations`` of ``configs/experiment/*.yaml``.
 - the docstrings' Sphinx cross-reference roles (``:class:`~ssvmbench.metrics.Metric```), which
   mkdocstrings leaves as they are, show as the plain code name (``Metric``).
 """
@@ -17,9 +19,13 @@ import posixpath
 import re
 from pathlib import Path
 
+import yaml
+
 LINK = re.compile(r"(!?\[[^\]]*\]\()([^)\s#]+)([^)]*\))")     # [text](target#anchor "title")
 CHECKS = re.compile(r"<!-- checks: (\w+) -->")
 CHECKS_CSV = "results/reproduction/checks.csv"
+DEVIATIONS = re.compile(r"<!-- deviations: (\w+) -->")
+PRESETS = "configs/experiment"
 ROLE = re.compile(r":(?:func|class|mod|meth|attr|data|obj|exc):<code>(~?)([^<]*)</code>")
 
 
@@ -87,6 +93,22 @@ def checks_table(markdown, repo):
     return CHECKS.sub(table, markdown)
 
 
+def deviations_list(markdown, repo):
+    """``markdown`` with each ``<!-- deviations: PAPER -->`` replaced by the ``deviations`` of
+    PAPER's presets (``configs/experiment/*.yaml``), one list per preset."""
+    def listing(match):
+        lines = []
+        for path in sorted((Path(repo) / PRESETS).glob("*.yaml")):
+            preset = yaml.safe_load(path.read_text(encoding="utf-8"))
+            if preset["paper"] != match.group(1):
+                continue
+            lines.append(f"- **{preset['item']}** (`{path.stem}`):")
+            lines += [f"    - *{key}*: {' '.join(str(text).split())}"
+                      for key, text in (preset.get("deviations") or {}).items()]
+        return "\n".join(lines)
+    return DEVIATIONS.sub(listing, markdown)
+
+
 def plain_roles(html):
     """``html`` with each Sphinx role before a code name dropped (``~`` keeps the last part)."""
     return ROLE.sub(lambda match: "<code>" + (match.group(2).rsplit(".", 1)[-1]
@@ -115,7 +137,7 @@ def on_page_markdown(markdown, page, config, files):
     repo, docs_uri = _where(config)
     if Path(page.file.abs_src_path).resolve().is_relative_to(repo / docs_uri):
         markdown = site_links(markdown, repo, docs_uri, page.file.src_uri)
-    return checks_table(markdown, repo)
+    return deviations_list(checks_table(markdown, repo), repo)
 
 
 def on_page_content(html, page, config, files):

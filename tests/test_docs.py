@@ -116,3 +116,14 @@ def test_hook_shows_sphinx_roles_as_code_names():
             ":func:<code>ssvmbench.runlog.read_log</code>, <code>:x:</code>")
     assert hooks.plain_roles(html) == ("a <code>Metric</code> and "
                                        "<code>ssvmbench.runlog.read_log</code>, <code>:x:</code>")
+
+
+def test_hook_lists_the_deviations_of_a_papers_presets(tmp_path):
+    hooks = _script("mkdocs_hooks")
+    presets = tmp_path / hooks.PRESETS
+    presets.mkdir(parents=True)
+    (presets / "b_fig2.yaml").write_text("paper: BCFW\nitem: Figure 2\n"
+                                         "deviations:\n  d: d = 4082,\n    not 4028.\n")
+    (presets / "s_fig1.yaml").write_text("paper: SAP\nitem: Figure 1\ndeviations: {x: y}\n")
+    assert hooks.deviations_list("<!-- deviations: BCFW -->", tmp_path) == \
+        "- **Figure 2** (`b_fig2`):\n    - *d*: d = 4082, not 4028."
