@@ -63,7 +63,9 @@ def main(argv=None):
     return 2
 
 
-def _argparse_command(command, rest):
+def command_parser(command):
+    """The argparse parser of ``ssvmbench COMMAND`` (any command but ``run``) and the module
+    whose ``main(args)`` carries it out; the reference docs are generated from these."""
     if command == "plot":
         from ssvmbench.plotting import commands as module
         description = "Plot every run log found under the DIRs (BCFW Figures 1-3 style)."
@@ -88,6 +90,11 @@ def _argparse_command(command, rest):
                        "re-running continues where it stopped.")
     parser = argparse.ArgumentParser(prog=f"ssvmbench {command}", description=description)
     module.configure_parser(parser)
+    return parser, module
+
+
+def _argparse_command(command, rest):
+    parser, module = command_parser(command)
     # bench and check-solver take options among their overrides (`--passes 5 solver=...`);
     # argparse cannot intermix with sub-commands (`data`) or optional lists (`--overrides`)
     intermixed = command in ("bench", "check-solver")

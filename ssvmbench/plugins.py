@@ -1,4 +1,4 @@
-"""What other installed packages add through entry points (README, "Add your own solver"):
+"""What other installed packages add through entry points (docs/guide/plugins.md):
 solvers (group ``ssvmbench.solvers``: ``NAME = "module:SolverClass"``), datasets
 (``ssvmbench.datasets``: ``NAME = "module:loader"``, a function returning a
 :class:`~ssvmbench.data.sequences.SplitData`) and metrics (``ssvmbench.metrics``: ``NAME =

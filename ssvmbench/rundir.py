@@ -1,7 +1,7 @@
 """A run directory's lifecycle in one place: who owns it (:class:`~ssvmbench.runlock.RunLock`),
 whether its run is done (skipped), continues from its saved state or starts afresh (earlier
 logs kept aside, :func:`~ssvmbench.runlog.make_room`), its log, its saved state and its final
-weights (README, "What a run writes")."""
+weights (docs/guide/runs.md)."""
 
 import contextlib
 import pickle

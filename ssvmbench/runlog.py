@@ -1,5 +1,4 @@
-"""HDF5 run log: one file per run, one row per checkpoint and iterate (README, "What a run
-writes").
+"""HDF5 run log: one file per run, one row per checkpoint and iterate (docs/guide/runs.md).
 
 Columns are 1-D resizable datasets under ``trace/``, grown in blocks while the run writes
 and cut to their rows when it ends (so h5py, HDFView or pandas read only real rows); the

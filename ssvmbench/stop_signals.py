@@ -1,6 +1,5 @@
 """Signals a run turns into a clean stop (SIGTERM, SIGINT, SIGUSR2): recorded by a handler
-and raised between steps, so the state is saved and the log closed (README, "Run on a
-cluster")."""
+and raised between steps, so the state is saved and the log closed (docs/guide/cluster.md)."""
 
 import ctypes
 import os

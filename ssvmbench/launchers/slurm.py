@@ -2,7 +2,7 @@
 writes the batch script and requeues a task on its time-limit warning), watched with
 ``squeue`` until every task has ended.
 
-The cluster contract (README, "Run on a cluster"):
+The cluster contract (docs/guide/cluster.md):
 
 - *Time limit, preemption*: ``signal_delay_s`` before ``timeout_min`` SLURM sends SIGUSR2;
   the run saves its state at its next step boundary (:class:`~ssvmbench.stop_signals.StopSignals`)

@@ -10,7 +10,7 @@ defaults, capability flags) and implements :meth:`Solver.advance` and :meth:`Sol
 its config (``solver=NAME``) is :meth:`Solver.default_config`. Built-ins are listed in
 :mod:`ssvmbench.solvers` (with a commented ``configs/solver/NAME.yaml`` equal to that config);
 another package registers its own through the entry-point group ``ssvmbench.solvers``
-(README, "Add your own solver"). Compiled steps call the task kernels of
+(docs/guide/plugins.md). Compiled steps call the task kernels of
 :mod:`ssvmbench.tasks.kernels`, and take the problem as one named :class:`Problem`; a solver
 declares the kernels it calls (``needs``) and runs on every task that declares them.
 """

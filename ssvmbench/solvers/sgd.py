@@ -56,7 +56,7 @@ class SGD(Solver):
     has_dual = False
     oracles = ("max", "topk", "exp")
     options = {"step": ("decay", "pegasos"), "sampling": ("uniform", "permutation")}
-    numbers = {"gamma0": 0.1, "t0": 1000.0}     # tuned on CoNLL-2003 (README, issue 4)
+    numbers = {"gamma0": 0.1, "t0": 1000.0}     # tuned on CoNLL-2003 (issue 4)
 
     def __init__(self, task, lam, options, seed, oracle=None, l1=0.0):
         super().__init__(task, lam, options, seed, oracle, l1)

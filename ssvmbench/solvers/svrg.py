@@ -135,7 +135,7 @@ class SVRG(Solver):
     # output: what an epoch returns and the next one starts from: its last iterate, or the
     # uniform average of its n inner iterates (the Casimir authors' SVRGOptimizer)
     options = {"sampling": ("uniform", "permutation"), "output": ("last", "average")}
-    numbers = {"lr": 0.001}                      # tuned on CoNLL-2003 (README, issue 4)
+    numbers = {"lr": 0.001}                      # tuned on CoNLL-2003 (issue 4)
 
     def __init__(self, task, lam, options, seed, oracle=None, l1=0.0):
         super().__init__(task, lam, options, seed, oracle, l1)

@@ -7,7 +7,7 @@ its kernels (``kernels``: name -> compiled function, the API of
 :mod:`ssvmbench.tasks.kernels`), its losses, the hinge oracles it can run and a tiny instance
 for ``ssvmbench check-solver`` (:meth:`Task.tiny`). The built-in tasks are listed in
 :mod:`ssvmbench.tasks`; another package adds one through the entry-point group
-``ssvmbench.tasks`` (README, "Add your own task"). Nothing else is registered by hand:
+``ssvmbench.tasks`` (docs/guide/tasks.md). Nothing else is registered by hand:
 :func:`ssvmbench.tasks.make_task`, the kernel dispatch, the solvers' compatibility checks and
 ``check-solver`` all read these declarations.
 """
