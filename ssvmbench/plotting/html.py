@@ -89,7 +89,8 @@ def figure(panels, xs, x, log_y, styles, band, div_id):
         if cell["col"] == 1 or ylabel != panels[i - 1][1]:    # not repeated along a row
             fig.update_yaxes(title_text=ylabel, title_font_size=11, **cell)
     axes = [("" if k == 1 else str(k)) for k in range(1, nrows * ncols + 1)]
-    fig.update_xaxes(type="log", title_text=xs[x], exponentformat="power")
+    # decades only on x (passes, calls, seconds span several): no crowded 2 and 5 labels
+    fig.update_xaxes(type="log", title_text=xs[x], exponentformat="power", dtick=1)
     fig.update_yaxes(type="log" if log_y else "linear", exponentformat="power")
     menus = [_menu([("log y", "relayout", [{f"yaxis{a}.type": "log" for a in axes}]),
                     ("linear y", "relayout", [{f"yaxis{a}.type": "linear" for a in axes}])],
