@@ -6,6 +6,9 @@ variable ``CI`` set), where that is a failure."""
 
 import json
 import os
+import re
+import shutil
+from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -108,6 +111,26 @@ def test_plot_html_draws_the_aggregated_curves_with_seeds_and_every_x(tmp_path):
                           "solver time (s)"}
     assert menus["linear y"].args[0]["yaxis2.type"] == "linear"
     assert menus["oracle calls"].args[0]["x"][2] == [100, 200, 400]
+
+
+def test_report_writes_the_page_with_each_check_beside_its_figure(tmp_path, capsys):
+    """``report`` writes report.html from the traces: per figure the checks.csv rows of its
+    y column, per curve its runs (as many as provenance.csv lists), the report's notes."""
+    preset = "sap_figure1_ocr"                        # checks on two figures: nnz, accuracy
+    shutil.copytree(COMMITTED / preset, tmp_path / preset)
+    assert main(["report", str(tmp_path)]) == 0
+    assert str(tmp_path / "report.html") in capsys.readouterr().out.split()
+    page = (tmp_path / "report.html").read_text()
+    checks = pd.read_csv(tmp_path / "checks.csv", keep_default_na=False)
+    rows = page.split('<div class="row">')[1:]
+    for y in ("test_accuracy", "nnz"):
+        row = next(row for row in rows if f'id="{preset}-{y}"' in row)
+        shown = re.findall(r'<p class="check-text"><b>Check:</b> (.*?)</p>', row)
+        assert [unescape(text) for text in shown] == [
+            check for check in checks["check"] if f" in {y}," in check]
+    runs = re.findall(r"<summary>\S+: (\d+) runs?</summary>", page)
+    assert sum(map(int, runs)) == len(pd.read_csv(tmp_path / preset / "provenance.csv")) > 1
+    assert f"Checks: {len(checks)} reproduced" in page and "Compute: " in page
 
 
 def test_thin_keeps_the_ends_and_at_most_the_points():
