@@ -62,12 +62,12 @@ def main(args):
                   for check, verdict in verdicts]
         rows += checks
         sized[name] = _deviations(name, preset, df)
-        sections.append(_section(name, preset, out, verdicts, compute_time(runs[-1]),
-                                 sized[name]))
+        compute = compute_time(runs[-1])
+        sections.append(_section(name, preset, out, verdicts, compute, sized[name]))
         pages.append(report_page.section(
             preset, out / presets.figure_dir(name), options, drawn,
             [(check["y"], row) for (check, _), row in zip(verdicts, checks)], sized[name],
-            _compute(*compute_time(runs[-1]))))
+            _compute(*compute)))
     table = pd.DataFrame(rows, columns=["preset", "item", "check", "result", "detail", "quote",
                                         "why", "deviation"])
     table.to_csv(out / "checks.csv", index=False)
@@ -90,8 +90,8 @@ def _traces(name, out):
 
 
 def plotted(preset, df):
-    """The preset's plot options and the rows of its logs' rows ``df`` its figures draw
-    (with their suboptimality; its curves only)."""
+    """The preset's plot options and the rows of ``df`` (its logs) that its figures draw:
+    its curves only, with their suboptimality."""
     options = _plot_options(preset)
     df = add_suboptimality(df, plot_command.read_optimum(options.optimum))
     if options.methods:

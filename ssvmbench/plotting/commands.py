@@ -187,9 +187,9 @@ def interactive(df, ys, x, band, prefix="figure"):
           if column == x or (column in df and (df[column] > 0).any())}
     figures, styles = {}, None
     for y in ys:
-        rows = df.assign(**{y: DERIVED[y](df)}) if y in DERIVED else df
-        seeds = rows.groupby(OBJECTIVE + ["method", "iterate", "effective_pass"],
-                             dropna=False)[y].transform("count")
+        values = df.assign(**{y: DERIVED[y](df)}) if y in DERIVED else df
+        seeds = values.groupby(OBJECTIVE + ["method", "iterate", "effective_pass"],
+                               dropna=False)[y].transform("count")     # seeds per point
         stats = aggregate(df.assign(seeds=seeds), y, "seeds")
         for column in xs:
             if column != "effective_pass":
