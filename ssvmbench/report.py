@@ -5,7 +5,8 @@ For every preset whose figures are in ``DIR/<preset>`` (all presets found, or th
 ``checks`` (:mod:`ssvmbench.claims`) computed on the same rows and centre lines as the
 figures: the traces ``plot`` wrote beside them (``DIR/<preset>/traces.parquet``), so that the
 report of a committed reproduction is re-derived without its run logs; ``DIR/checks.csv``
-lists the checks' results.
+lists the checks' results, and ``DIR/report.html`` shows the same as one interactive page
+(:mod:`ssvmbench.report_page`).
 """
 
 import argparse
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ssvmbench import claims, messages, presets, traces
+from ssvmbench import claims, messages, presets, report_page, traces
 from ssvmbench.errors import UserError
 from ssvmbench.launchers import SLURM_STARTUP_S
 from ssvmbench.plotting import commands as plot_command
@@ -46,32 +47,43 @@ def main(args):
     if not names:
         raise UserError(f"no preset figures with their {traces.NAME} under {out}; run "
                         f"`ssvmbench reproduce PRESET --out {out}` first")
-    sections, rows, runs, sized = [], [], [], {}
+    sections, pages, rows, runs, sized = [], [], [], [], {}
     for name in names:
         preset = presets.load(name)
         df = load_logs(_traces(name, out))
         check_panels(df)
         runs.append(df.drop_duplicates("run"))
-        verdicts = check_preset(preset, df)
-        rows += [{"preset": presets.figure_dir(name), "item": f"{preset['paper']} {preset['item']}",
-                  "check": claims.describe(check), "result": verdict.word,
-                  "detail": verdict.detail, "quote": " ".join(check["quote"].split()),
-                  "why": " ".join(check["why"].split()),
-                  "deviation": check.get("not_comparable", "")}
-                 for check, verdict in verdicts]
+        options, drawn = plotted(preset, df)
+        verdicts = check_preset(preset, options, drawn)
+        checks = [{"preset": presets.figure_dir(name),
+                   "item": f"{preset['paper']} {preset['item']}",
+                   "check": claims.describe(check), "result": verdict.word,
+                   "detail": verdict.detail, "quote": " ".join(check["quote"].split()),
+                   "why": " ".join(check["why"].split()),
+                   "deviation": check.get("not_comparable", "")}
+                  for check, verdict in verdicts]
+        rows += checks
         sized[name] = _deviations(name, preset, df)
-        sections.append(_section(name, preset, out, verdicts, compute_time(runs[-1]),
-                                 sized[name], _curves(name, preset, df)))
+        compute = compute_time(runs[-1])
+        sections.append(_section(name, preset, out, verdicts, compute, sized[name],
+                                 _curves(name, preset, df)))
+        pages.append(report_page.section(
+            preset, out / presets.figure_dir(name), options, drawn,
+            [(check["y"], row) for (check, _), row in zip(verdicts, checks)], sized[name],
+            _compute(*compute)))
     table = pd.DataFrame(rows, columns=["preset", "item", "check", "result", "detail", "quote",
                                         "why", "deviation"])
     table.to_csv(out / "checks.csv", index=False)
     total = compute_time(pd.concat(runs).drop_duplicates("run"))
     small = sorted({presets.figure_dir(name) for name, deviations in sized.items()
                     if "size" in deviations})
-    (out / "report.md").write_text(_header(out, table, total, small, stale)
+    title, notes = f"Reproduction report: {out}", _notes(out, table, total, small, stale)
+    (out / "report.md").write_text("\n".join([f"# {title}", "", *notes, _summary(table), ""])
                                    + "\n".join(sections))
+    (out / "report.html").write_text(report_page.page(title, notes, table, pages))
     print(out / "report.md")
     print(out / "checks.csv")
+    print(out / "report.html")
     return 0
 
 
@@ -80,13 +92,20 @@ def _traces(name, out):
     return out / presets.figure_dir(name) / traces.NAME
 
 
-def check_preset(preset, df):
-    """``[(check, Verdict)]`` of the preset's checks on its logs' rows ``df``, on the lines
-    its figures draw (same optimum, curves and centre: median or mean)."""
+def plotted(preset, df):
+    """The preset's plot options and the rows of ``df`` (its logs) that its figures draw:
+    its curves only, with their suboptimality."""
     options = _plot_options(preset)
     df = add_suboptimality(df, plot_command.read_optimum(options.optimum))
     if options.methods:
         df = plot_command.only(df, options.methods)
+    return options, df
+
+
+def check_preset(preset, options, df):
+    """``[(check, Verdict)]`` of the preset's checks on the rows ``df`` its figures draw
+    (:func:`plotted`: same optimum and curves), on their centre lines (median or mean, per
+    the plot ``options``)."""
     center = BANDS[options.band][0]
     stats = {}
     verdicts = []
@@ -149,11 +168,18 @@ def _compute(runs, total, longest):
             f"{SLURM_STARTUP_S:.0f} s of a task's start-up), plus queueing.")
 
 
-def _header(out, table, total, small, stale):
+def _summary(table):
+    """The Markdown table of every check's verdict."""
+    return plot_command.markdown(table[["preset", "item", "check", "result"]])
+
+
+def _notes(out, table, total, small, stale):
+    """The report's opening paragraphs (Markdown lines, each followed by an empty one):
+    presets left out or smaller than the papers', provenance, verdict counts, compute."""
     counts = table["result"].value_counts()
     verdicts = ", ".join(f"{counts.get(word, 0)} {word}" for word in
                          (*claims.WORDS.values(), claims.NOT_COMPARABLE))
-    lines = [f"# Reproduction report: {out}", ""]
+    lines = []
     if stale:
         folders = ", ".join(presets.figure_dir(name) for name in stale)
         lines += [f"**Not in this report** ({len(stale)} presets: {folders}): their folders hold "
@@ -173,9 +199,8 @@ def _header(out, table, total, small, stale):
               "reading of the words is fair; \"not comparable here\" names the deviation from "
               "the paper (listed under each figure) that makes the comparison moot; n/a: a "
               "curve or the pass range is missing from the logs.", "",
-              "Compute: " + _compute(*total), "",
-              plot_command.markdown(table[["preset", "item", "check", "result"]]), ""]
-    return "\n".join(lines)
+              "Compute: " + _compute(*total), ""]
+    return lines
 
 
 def _cell(text):

@@ -13,9 +13,10 @@ from matplotlib.figure import Figure
 from ssvmbench import traces
 from ssvmbench.errors import UserError
 from ssvmbench.metrics import registered as registered_metrics
-from ssvmbench.plotting.curves import (BANDS, NO_REFERENCE, PANEL, add_suboptimality,
-                                      aggregate, check_panels, curve_labels, provenance,
-                                      summary, with_bands)
+from ssvmbench.plotting import html
+from ssvmbench.plotting.curves import (BANDS, DERIVED, NO_REFERENCE, OBJECTIVE, PANEL,
+                                      add_suboptimality, aggregate, check_panels, curve_labels,
+                                      provenance, summary, with_bands)
 from ssvmbench.plotting.layout import LABEL_WIDTH, TITLE_WIDTH, legend_below, wrap
 from ssvmbench.plotting.names import curves_table, figure_names, load_names
 from ssvmbench.plotting.sap_tables import best_within, latex
@@ -23,6 +24,7 @@ from ssvmbench.plotting.styles import curve_styles
 from ssvmbench.plotting.ticks import log_ticks
 from ssvmbench.runlog import load_logs
 
+HTML = "figures.html"   # --html: the figures as one interactive page
 X_LABELS = {"effective_pass": "effective passes", "oracle_calls": "oracle calls",
             "time_s": "solver time (s)"}
 # column -> (axis label, log scale); `--y` picks the figures (default: BCFW Figures 1-3)
@@ -75,6 +77,10 @@ def configure_parser(parser):
                              "SC-SVRG-adapt, not sc_svrg-average-...) or by a YAML file "
                              "mapping curve labels or patterns ({K} matches any text) to "
                              "names; summary.md lists the curves behind each name")
+    parser.add_argument("--html", action="store_true",
+                        help=f"also write OUTDIR/{HTML}: the figures as one interactive page "
+                             "(hover, click-to-hide legend, log / linear and x-axis switches, "
+                             "each run's config) that works offline")
 
 
 def main(args):
@@ -119,6 +125,14 @@ def main(args):
         written += [out / "best_within.md", out / "best_within.tex"]
         written[-2].write_text(markdown(best))
         written[-1].write_text(latex(best))
+    if args.html:
+        written.append(out / HTML)
+        body = "\n".join(f"<h2>{html.markup(FIGURES[y][0])}</h2>\n{html.figure_html(fig)}"
+                         for y, fig in interactive(df, args.y, args.x, args.band,
+                                                 mapping=mapping).items())
+        runs = _relative_runs(provenance(df), out)
+        written[-1].write_text(html.page(f"ssvmbench plot {' '.join(args.logs)}",
+                                         f"{body}\n<h2>Runs</h2>\n{html.runs_html(runs)}"))
     written.append(out / traces.NAME)
     for path in written:
         print(path)
@@ -143,14 +157,12 @@ def _figure(stats, x, ylabel, log_y, styles, band="minmax", names=None):
     names = names or {}
     stats = with_bands(stats)
     center, low, high = BANDS[band]
-    panels = sorted(stats.groupby(PANEL, dropna=False),  # λ decreasing, as in BCFW Figure 1
-                    key=lambda item: (str(item[0][0]), str(item[0][1]), -item[0][2]))
+    panels = sorted_panels(stats)
     ncols = min(3, len(panels))
     nrows = math.ceil(len(panels) / ncols)
     fig = Figure(figsize=(4.5 * ncols, 3.6 * nrows), layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False).ravel()
-    show_variant = (len(stats[["data", "data_variant"]].drop_duplicates())
-                    > stats["data"].nunique(dropna=False))
+    show_variant = shows_variant(stats)
     for ax, ((data, variant, lam), panel) in zip(axes, panels):
         panel = panel[(panel[x] > 0) & panel[center].notna()]
         for method, curve in panel.groupby("method"):
@@ -162,17 +174,8 @@ def _figure(stats, x, ylabel, log_y, styles, band="minmax", names=None):
         if log_y:
             ax.set_yscale("log")
             log_ticks(ax.yaxis)
-        elastic = panel["method"].str.contains("-rho1=").any()
-        n = panel["n"].iloc[0] if "n" in panel and len(panel) else None
-        title = (f"{data}, {'λ+λ₁' if elastic else 'λ'}={lambda_label(lam, n)}"
-                 + (f"\n{wrap(variant, TITLE_WIDTH)}" if show_variant else ""))
-        if str(variant).startswith("SYNTHETIC"):     # generated data says so (scenes.py)
-            title += "\nSYNTHETIC data, not the paper's"
-        if data == "alignment" and n:                # data/alignment.py: not BCFW's training set
-            title += f"\nn = {n} gold pairs, not BCFW's 5,000"
-        ax.set_title(title, fontsize="medium")
-        named = TEST_ERROR_NAMES.get(data) if ylabel == FIGURES["test_error"][0] else None
-        ax.set(xlabel=X_LABELS[x], ylabel=wrap(named or ylabel, LABEL_WIDTH))
+        ax.set_title(panel_title((data, variant, lam), panel, show_variant), fontsize="medium")
+        ax.set(xlabel=X_LABELS[x], ylabel=wrap(panel_ylabel(ylabel, data), LABEL_WIDTH))
         ax.grid(True, alpha=0.3)
     for ax in axes[len(panels):]:
         ax.set_visible(False)
@@ -190,6 +193,68 @@ def _figure(stats, x, ylabel, log_y, styles, band="minmax", names=None):
     if handles:
         legend_below(fig, list(handles.values()), list(handles))
     return fig
+
+
+def interactive(df, ys, x, band, prefix="figure", mapping=None):
+    """``{y: Plotly figure}``: the figures :func:`main` draws from the rows ``df``
+    (:func:`ssvmbench.plotting.html.figure`), curves named by ``mapping`` (a preset's
+    ``names``, :func:`~ssvmbench.plotting.names.load_names`), switchable to every x axis of
+    :data:`X_LABELS` the rows hold; the figures' ids are ``PREFIX-Y``."""
+    xs = {column: label for column, label in X_LABELS.items()
+          if column == x or (column in df and (df[column] > 0).any())}
+    stats = {}
+    for y in ys:
+        values = df.assign(**{y: DERIVED[y](df)}) if y in DERIVED else df
+        seeds = values.groupby(OBJECTIVE + ["method", "iterate", "effective_pass"],
+                               dropna=False)[y].transform("count")     # seeds per point
+        stats[y] = aggregate(df.assign(seeds=seeds), y, "seeds")
+        for column in xs:
+            if column != "effective_pass":
+                stats[y][column] = aggregate(df, y, column)[column]
+    names = figure_names(stats.values(), mapping or {})
+    styles = curve_styles(list(names), names)
+    figures = {}
+    for y in ys:
+        ylabel, log_y = FIGURES[y]
+        show_variant = shows_variant(stats[y])
+        panels = [(panel_title(key, rows, show_variant), panel_ylabel(ylabel, key[0]),
+                   with_bands(rows)) for key, rows in sorted_panels(stats[y])]
+        figures[y] = html.figure(panels, xs, x, log_y, styles, band, f"{prefix}-{y}", names)
+    return figures
+
+
+def sorted_panels(stats):
+    """``[(panel key, rows)]`` of :func:`aggregate`'s table, λ decreasing per dataset and
+    variant, as in BCFW Figure 1."""
+    return sorted(stats.groupby(PANEL, dropna=False),
+                  key=lambda item: (str(item[0][0]), str(item[0][1]), -item[0][2]))
+
+
+def shows_variant(stats):
+    """Whether panel titles name the data variant (some dataset has several)."""
+    return (len(stats[["data", "data_variant"]].drop_duplicates())
+            > stats["data"].nunique(dropna=False))
+
+
+def panel_title(key, panel, show_variant):
+    """A panel's title (lines joined by newlines): dataset and λ (λ+λ₁ for elastic-net
+    curves), the variant if ``show_variant``, and what differs from the paper's data."""
+    data, variant, lam = key
+    elastic = panel["method"].str.contains("-rho1=").any()
+    n = panel["n"].iloc[0] if "n" in panel and len(panel) else None
+    title = (f"{data}, {'λ+λ₁' if elastic else 'λ'}={lambda_label(lam, n)}"
+             + (f"\n{wrap(variant, TITLE_WIDTH)}" if show_variant else ""))
+    if str(variant).startswith("SYNTHETIC"):     # generated data says so (scenes.py)
+        title += "\nSYNTHETIC data, not the paper's"
+    if data == "alignment" and n:                # data/alignment.py: not BCFW's training set
+        title += f"\nn = {n} gold pairs, not BCFW's 5,000"
+    return title
+
+
+def panel_ylabel(ylabel, data):
+    """A panel's y label: the figure's, or the test error's name for that dataset."""
+    named = TEST_ERROR_NAMES.get(data) if ylabel == FIGURES["test_error"][0] else None
+    return named or ylabel
 
 
 def _relative_runs(table, out):

@@ -1,0 +1,241 @@
+"""The interactive pages (issue 33): ``report.html`` of the committed reproduction driven in
+a real headless chromium, and ``plot --html`` on a tiny sweep.
+
+The browser tests skip when chromium or chromedriver is missing, except in CI (environment
+variable ``CI`` set), where that is a failure."""
+
+import json
+import os
+import re
+import shutil
+from html import unescape
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from plotly.offline import get_plotlyjs
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
+
+import browser
+from ssvmbench.cli import main
+from ssvmbench.plotting import commands, html
+from ssvmbench.plotting.curves import add_suboptimality, aggregate
+from ssvmbench.runlog import load_logs
+from test_plotting import write_logs
+
+COMMITTED = Path(__file__).resolve().parents[1] / "results" / "reproduction"
+PAGE = COMMITTED / "report.html"
+
+
+@pytest.fixture(scope="module")
+def driver():
+    """A headless chromium (skip without one, fail in CI)."""
+    missing = browser.missing()
+    if missing:
+        reason = f"needs {' and '.join(missing)}: {browser.INSTALL}"
+        if os.environ.get("CI"):
+            pytest.fail(reason)
+        pytest.skip(reason)
+    chromium = browser.chromium()
+    yield chromium
+    chromium.quit()
+
+
+@pytest.fixture
+def tiny_page(tmp_path, capsys):
+    """``plot --html`` of test_plotting's tiny sweep (two solvers, two seeds, two λ)."""
+    (tmp_path / "logs").mkdir()
+    write_logs(tmp_path / "logs")
+    out = tmp_path / "figures"
+    assert main(["plot", str(tmp_path / "logs"), "-o", str(out), "--format", "png",
+                 "--html"]) == 0
+    assert str(out / commands.HTML) in capsys.readouterr().out.split()
+    return out / commands.HTML
+
+
+class _Sources(HTMLParser):
+    """Every ``src`` and ``href`` of the page's tags (script bodies are not parsed)."""
+
+    def __init__(self):
+        super().__init__()
+        self.sources = []
+
+    def handle_starttag(self, tag, attrs):
+        self.sources += [(tag, value) for name, value in attrs if name in ("src", "href")]
+
+
+def remote_sources(path):
+    parser = _Sources()
+    parser.feed(path.read_text())
+    return [(tag, src) for tag, src in parser.sources if src.startswith(("http:", "https:"))]
+
+
+def test_the_pages_load_nothing_from_the_network(tiny_page):
+    """Self-contained: plotly.js embedded once, no script, style or link from a server."""
+    assert remote_sources(tiny_page) == [] and remote_sources(PAGE) == []
+    for path in (tiny_page, PAGE):
+        text = path.read_text()
+        assert text.count("Plotly.newPlot") >= 2 and text.count(get_plotlyjs()[:500]) == 1
+    parser = _Sources()
+    parser.feed('<script src="https://cdn.plot.ly/plotly.min.js"></script>')
+    assert parser.sources == [("script", "https://cdn.plot.ly/plotly.min.js")]   # it can fail
+
+
+def test_plot_html_draws_the_aggregated_curves_with_seeds_and_every_x(tmp_path):
+    """The page's median line is aggregate's median (at :func:`html.thin`'s checkpoints),
+    its hover the seeds behind each point, its x switch every logged x axis."""
+    (tmp_path / "logs").mkdir()
+    write_logs(tmp_path / "logs")
+    df = add_suboptimality(load_logs(tmp_path / "logs"))
+    figures = commands.interactive(df, ["suboptimality", "test_error"], "effective_pass",
+                                   "minmax")
+    fig = figures["suboptimality"]
+    assert fig.layout.meta["id"] == "figure-suboptimality"
+    stats = aggregate(df, "suboptimality")
+    lines = {(trace.name, trace.xaxis): trace for trace in fig.data if trace.mode == "lines"
+             and trace.hovertemplate}
+    assert sorted(name for name, _ in lines) == ["bcfw", "bcfw", "bcfw-wavg", "bcfw-wavg",
+                                                 "ssg"]
+    big = stats[(stats["method"] == "bcfw") & (stats["regularization"] == 0.01)]
+    line = lines[("bcfw", "x")]                          # the first panel: λ = 0.01
+    assert list(line.y) == pytest.approx(list(big["median"]), rel=1e-3)
+    seeds = [point[1] for point in line.customdata]
+    assert seeds == [2, 2, 2] and [p[1] for p in lines[("bcfw", "x2")].customdata] == [1] * 3
+    legend = [trace for trace in fig.data if trace.legendgroup == "bcfw"]
+    assert len(legend) == 6 and sum(bool(t.showlegend) for t in legend) == 1
+    menus = {button.label: button for menu in fig.layout.updatemenus for button in menu.buttons}
+    assert set(menus) == {"log y", "linear y", "effective passes", "oracle calls",
+                          "solver time (s)"}
+    assert menus["linear y"].args[0]["yaxis2.type"] == "linear"
+    assert menus["oracle calls"].args[0]["x"][2] == [100, 200, 400]
+
+
+def test_report_writes_the_page_with_each_check_beside_its_figure(tmp_path, capsys):
+    """``report`` writes report.html from the traces: per figure the checks.csv rows of its
+    y column, per curve its runs (as many as provenance.csv lists), the report's notes."""
+    preset = "sap_figure1_ocr"                        # checks on two figures: nnz, accuracy
+    shutil.copytree(COMMITTED / preset, tmp_path / preset)
+    assert main(["report", str(tmp_path)]) == 0
+    assert str(tmp_path / "report.html") in capsys.readouterr().out.split()
+    page = (tmp_path / "report.html").read_text()
+    checks = pd.read_csv(tmp_path / "checks.csv", keep_default_na=False)
+    rows = page.split('<div class="row">')[1:]
+    for y in ("test_accuracy", "nnz"):
+        row = next(row for row in rows if f'id="{preset}-{y}"' in row)
+        shown = re.findall(r'<p class="check-text"><b>Check:</b> (.*?)</p>', row)
+        assert [unescape(text) for text in shown] == [
+            check for check in checks["check"] if f" in {y}," in check]
+    runs = re.findall(r"<summary>\S+: (\d+) runs?</summary>", page)
+    assert sum(map(int, runs)) == len(pd.read_csv(tmp_path / preset / "provenance.csv")) > 1
+    assert f"Checks: {len(checks)} reproduced" in page and "Compute: " in page
+
+
+def test_thin_keeps_the_ends_and_at_most_the_points():
+    curve = pd.DataFrame({"effective_pass": range(1, 1001)})
+    kept = html.thin(curve, 40)["effective_pass"]
+    assert len(kept) <= 40 and kept.iloc[0] == 1 and kept.iloc[-1] == 1000
+    assert kept.iloc[1] - kept.iloc[0] < kept.iloc[-1] - kept.iloc[-2]   # dense early
+    assert len(html.thin(curve.head(5), 40)) == 5
+
+
+def test_a_line_style_is_a_plotly_dash():
+    assert html.dash("--") == "dash" and html.dash((0, (5, 1, 1, 1))) == "10px,2px,2px,2px"
+
+
+in_one_browser = pytest.mark.xdist_group("browser")
+
+
+def _load(driver, path):
+    driver.get_log("performance")                          # only this page's requests
+    browser.open_page(driver, path)
+    return driver
+
+
+def _requests(driver):
+    messages = [json.loads(entry["message"])["message"]
+                for entry in driver.get_log("performance")]
+    return [m["params"]["request"]["url"] for m in messages
+            if m["method"] == "Network.requestWillBeSent"]
+
+
+@in_one_browser
+@pytest.mark.parametrize("which", ["committed", "tiny"])
+def test_the_page_loads_without_console_errors_or_network(driver, which, request):
+    path = PAGE if which == "committed" else request.getfixturevalue("tiny_page")
+    _load(driver, path)
+    errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+    assert errors == []
+    urls = _requests(driver)
+    assert urls and all(url.startswith(("file:", "data:")) for url in urls), urls
+    resources = driver.execute_script(
+        "return performance.getEntriesByType('resource').map(e => e.name)")
+    assert all(url.startswith(("file:", "data:")) for url in resources), resources
+
+
+@in_one_browser
+def test_the_page_shows_every_preset_figure_and_every_check(driver):
+    """One section per preset in checks.csv with one figure per PNG figure ``plot`` drew
+    there, and every row of checks.csv (check and verdict) beside them."""
+    _load(driver, PAGE)
+    checks = pd.read_csv(COMMITTED / "checks.csv", keep_default_na=False)
+    sections = driver.execute_script("""
+        return [...document.querySelectorAll('section')].map(s => [s.id,
+            [...s.querySelectorAll('.plotly-graph-div')].filter(d => d.data.length > 0)
+                .map(d => d.id),
+            [...s.querySelectorAll('.check')].map(c => [
+                c.querySelector('.check-text').innerText.replace(/^Check: /, ''),
+                c.querySelector('.verdict').innerText])]);""")
+    assert [name for name, _, _ in sections] == [f"preset-{p}" for p in
+                                                  checks["preset"].unique()]
+    for name, figures, shown in sections:
+        folder = COMMITTED / name.removeprefix("preset-")
+        assert sorted(figures) == sorted(f"{folder.name}-{png.stem}"
+                                         for png in folder.glob("*.png")), name
+        rows = checks[checks["preset"] == folder.name]
+        assert sorted(map(tuple, shown)) == sorted(zip(rows["check"], rows["result"]))
+
+
+def _click(driver, element):
+    ActionChains(driver).move_to_element(element).click().perform()
+
+
+@in_one_browser
+def test_clicking_a_legend_entry_hides_its_curve_and_band(driver):
+    _load(driver, PAGE)
+    figure = "bcfw_figure1abc_ocr-suboptimality"
+    entry = driver.find_elements(By.CSS_SELECTOR, f"#{figure} .legend .traces")[0]
+    name = entry.get_attribute("textContent")
+    visible = """return document.getElementById(arguments[0]).data
+                     .filter(t => t.legendgroup === arguments[1]).map(t => t.visible);"""
+    assert "legendonly" not in driver.execute_script(visible, figure, name)
+    _click(driver, entry.find_element(By.CSS_SELECTOR, ".legendtoggle"))
+    WebDriverWait(driver, 10).until(
+        lambda d: set(d.execute_script(visible, figure, name)) == {"legendonly"})
+    others = driver.execute_script("""return document.getElementById(arguments[0]).data
+        .filter(t => t.legendgroup !== arguments[1]).map(t => t.visible);""", figure, name)
+    assert "legendonly" not in others and len(driver.execute_script(visible, figure, name)) > 3
+
+
+def _button(driver, figure, label):
+    buttons = driver.find_elements(By.CSS_SELECTOR, f"#{figure} .updatemenu-button")
+    return next(b for b in buttons if b.get_attribute("textContent") == label)
+
+
+@in_one_browser
+def test_the_axis_switches_change_the_axes(driver):
+    _load(driver, PAGE)
+    figure = "bcfw_figure1abc_ocr-suboptimality"
+    layout = "return document.getElementById(arguments[0]).layout"
+    assert driver.execute_script(layout, figure)["yaxis3"]["type"] == "log"
+    _click(driver, _button(driver, figure, "linear y"))
+    WebDriverWait(driver, 10).until(
+        lambda d: d.execute_script(layout, figure)["yaxis3"]["type"] == "linear")
+    first_x = "return document.getElementById(arguments[0]).data[0].x.slice(0, 3)"
+    passes = driver.execute_script(first_x, figure)
+    _click(driver, _button(driver, figure, "oracle calls"))
+    WebDriverWait(driver, 10).until(
+        lambda d: d.execute_script(layout, figure)["xaxis"]["title"]["text"] == "oracle calls")
+    assert driver.execute_script(first_x, figure) != passes
