@@ -64,6 +64,30 @@ def sweep_jobs(words, sweep_dir, expected_s=0.0):
     return jobs
 
 
+def check_jobs(jobs):
+    """Compose and check, before anything runs or is written, the first run of ``jobs`` with
+    each value of each override (``lambda=0.1,abc``: the run with ``abc`` too), so that a
+    bad override is one line now, not one failed run, and its folder, per combination; a
+    combination that cannot run (:class:`~ssvmbench.errors.Incompatible`) is for the run
+    to skip."""
+    from hydra.errors import HydraException
+
+    from ssvmbench import api, settings
+    from ssvmbench.errors import Incompatible
+
+    seen = set()
+    for job in jobs:
+        if set(job.overrides) <= seen:
+            continue
+        seen.update(job.overrides)
+        try:
+            settings.check_settings(api.config(job.overrides, job.search_path))
+        except Incompatible:
+            continue
+        except HydraException as err:
+            raise UserError(f"{' '.join(job.overrides)}: {err}") from None
+
+
 def longest_first(jobs):
     """``jobs`` by expected seconds, longest first (ties keep their order): the order that
     shortens a batch's wall time on a few workers (LPT scheduling)."""

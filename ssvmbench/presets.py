@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 from ssvmbench import claims
-from ssvmbench.batch import expected_wall_s, is_hydra_override, sweep_jobs
+from ssvmbench.batch import check_jobs, expected_wall_s, is_hydra_override, sweep_jobs
 from ssvmbench.errors import UserError, read_yaml
 from ssvmbench.launchers import launcher_settings, run_batch, workers
 from ssvmbench.messages import duration
@@ -301,7 +301,7 @@ def main(args):
         if name.endswith(".yaml"):                        # the report finds it there
             (out / figure_dir(name)).mkdir(parents=True, exist_ok=True)
             shutil.copyfile(name, out / figure_dir(name) / PRESET_COPY)
-    _check_first_runs(jobs)
+    check_jobs(jobs)
     status = run_batch(jobs, settings)
     if status:
         print("ssvmbench reproduce: the plots and the report follow when every run is done: "
@@ -313,23 +313,6 @@ def main(args):
             raise UserError(f"step failed: ssvmbench {shlex.join(step)}; fix it and run "
                             "the same command again (finished runs are kept and skipped)")
     return 0
-
-
-def _check_first_runs(jobs):
-    """Compose and check the first run of every sweep before submitting anything, so that a
-    bad override is one line now, not one failure per run."""
-    from hydra.errors import HydraException
-
-    from ssvmbench import api, settings
-
-    firsts = {}
-    for job in jobs:
-        firsts.setdefault(Path(job.run_dir).parent, job)
-    for job in firsts.values():
-        try:
-            settings.check_settings(api.config(job.overrides))
-        except HydraException as err:
-            raise UserError(f"{' '.join(job.overrides)}: {err}") from None
 
 
 def _execute(step):
