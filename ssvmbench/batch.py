@@ -70,8 +70,6 @@ def check_jobs(jobs):
     bad override is one line now, not one failed run, and its folder, per combination; a
     combination that cannot run (:class:`~ssvmbench.errors.Incompatible`) is for the run
     to skip."""
-    from hydra.errors import HydraException
-
     from ssvmbench import api, settings
     from ssvmbench.errors import Incompatible
 
@@ -84,8 +82,6 @@ def check_jobs(jobs):
             settings.check_settings(api.config(job.overrides, job.search_path))
         except Incompatible:
             continue
-        except HydraException as err:
-            raise UserError(f"{' '.join(job.overrides)}: {err}") from None
 
 
 def longest_first(jobs):
@@ -133,7 +129,7 @@ def reported(work, unexpected=False):
     """Call ``work()`` under the run's error contract: a stop, bad input or a file-system error
     is one line (printed and logged) and an exit status (see :func:`execute`); with
     ``unexpected``, any other exception too (its traceback logged)."""
-    from ssvmbench.stop_signals import Stopped
+    from ssvmbench.stop_signals import CONTINUES, Stopped
 
     try:
         work()
@@ -147,8 +143,7 @@ def reported(work, unexpected=False):
         say(f"ssvmbench run: error: {err}", error=True)
         return 2
     except Interrupted as err:
-        say(f"ssvmbench run: interrupted: {err}; run the same command again to continue it",
-            error=True)
+        say(f"ssvmbench run: interrupted: {err}; {CONTINUES}", error=True)
         return 128 + (err.signum or 2)
     except OSError as err:
         say(f"ssvmbench run: error: {describe_os_error(err)}", error=True)

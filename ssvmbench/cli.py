@@ -6,6 +6,7 @@ every Hydra option work); the other subcommands use argparse.
 """
 
 import argparse
+import dataclasses
 import os
 import sys
 import tempfile
@@ -146,10 +147,38 @@ def _check_config_dirs(rest):
             read_yaml(path)
 
 
+# options of `ssvmbench run` after which no run starts, or under which the run's config is
+# another one than the package's (its keys cannot be checked here)
+NOT_A_RUN = ("-h", "--help", "--hydra-help", "--cfg", "-c", "--info", "-i", "--config-name",
+             "-cn", "--config-path", "-cp", "--experimental-rerun", "--shell-completion", "-sc")
+
+
+def _check_runs(rest):
+    """Compose and check the run (or, with ``-m``, one run per value of each override,
+    :func:`~ssvmbench.batch.check_jobs`) of the command line before Hydra makes any folder,
+    so that a typo is one line (``solver.pases``: did you mean ``solver.passes``?) and leaves
+    no run folder behind."""
+    if any(arg.startswith(NOT_A_RUN) for arg in rest):
+        return
+    from ssvmbench.batch import Job, check_jobs, is_hydra_override, sweep_jobs
+
+    dirs = [value for flag, value in zip(rest, rest[1:]) if flag in ("--config-dir", "-cd")]
+    dirs += [arg.split("=", 1)[1] for arg in rest if arg.startswith("--config-dir=")]
+    sources = tuple(f"file://{Path(directory).resolve()}" for directory in dirs)
+    words = [arg for arg in rest if "=" in arg and not arg.startswith("-")
+             and not is_hydra_override(arg) and arg not in dirs]
+    if "-m" in rest or "--multirun" in rest:
+        jobs = sweep_jobs(words, "")
+    else:
+        jobs = [Job(tuple(words), Path())]
+    check_jobs([dataclasses.replace(job, search_path=sources) for job in jobs])
+
+
 def _run(rest):
     from ssvmbench import app
 
     _check_config_dirs(rest)
+    _check_runs(rest)
     _check_output_dirs(rest)
     sys.argv = ["ssvmbench run"] + rest
     app.store_plugin_configs()

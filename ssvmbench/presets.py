@@ -146,6 +146,19 @@ def commands(name, size, out, extra=()):
     return runs + [plot]
 
 
+def distinct_steps(names, size, out, extra=()):
+    """The :func:`commands` of the presets ``names``, a sweep shared by several presets once
+    (where it first comes), each preset's plot after its sweeps."""
+    steps, listed = [], set()
+    for name in names:
+        for step in commands(name, size, out, extra):
+            if step[0] == "run" and step[-1] in listed:
+                continue
+            listed.add(step[-1])
+            steps.append(step)
+    return steps
+
+
 def sweep_runs(words):
     """How many runs a ``run -m`` sweep makes: the product of the value counts of its
     ``key=a,b,c`` overrides (commas inside brackets do not separate values)."""
@@ -273,7 +286,10 @@ def main(args):
     settings = launcher_settings(hydra, out / "logs")
     parallel, startup_s = workers(settings, len(jobs))
     passes = max(load(name)["sizes"][size]["passes"] for name in names)
-    plan = f"{size} size: {len(jobs)} runs of up to {passes:g} passes ({', '.join(names)})"
+    steps = distinct_steps(names, size, out, args.overrides)
+    sweeps = sum(step[0] == "run" for step in steps)
+    plan = (f"{size} size: {sweeps} sweep{'s' * (sweeps != 1)}, {len(jobs)} runs of up to "
+            f"{passes:g} passes ({', '.join(names)})")
     if all(_seconds_per_run(name, size) for name in names):
         longest = max(estimate(name, size)[1] for name in names) + startup_s
         wall = max(expected_wall_s(jobs, parallel, startup_s), longest)
@@ -288,9 +304,8 @@ def main(args):
             print("nothing run; --size smoke runs a small version in minutes")
             return 0
     print(f"# {plan}", flush=True)
-    for name in names:
-        for step in commands(name, size, out, args.overrides):
-            print("#   ssvmbench " + shlex.join(step), flush=True)
+    for step in steps:
+        print("#   ssvmbench " + shlex.join(step), flush=True)
     if args.dry_run:
         return 0
     committed = committed_files(out)

@@ -7,7 +7,6 @@ import sys
 import tomllib
 from pathlib import Path
 
-import h5py
 import numpy as np
 import pandas as pd
 import pytest
