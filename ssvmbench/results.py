@@ -17,7 +17,7 @@ from ssvmbench.files import write_atomically
 # the run log's metadata columns that already hold a setting, as resolved (lambda=1/n is
 # the number it came to): an override of that key adds no column of its own
 RESOLVED = ("solver", "data", "lambda", "seed")
-RESULTS = ("status", "passes", "primal", "gap")
+RESULTS = ("status", "passes", "primal", "gap", "time_s")     # with the test metrics
 
 
 def overrides_of(value):
@@ -154,8 +154,7 @@ def text(result, root=None):
     tell the runs apart)."""
     constant = result.attrs.get("constant", {})
     shown = result.drop(columns="run")
-    keys = [c for c in shown.columns if c not in ("status", "passes", "primal", "gap",
-                                                  "time_s") and not c.startswith("test_")]
+    keys = [c for c in shown.columns if c not in RESULTS and not c.startswith("test_")]
     told = pd.Series([repr(tuple(row)) for row in shown[keys].itertuples(index=False)])
     if told.duplicated().any():
         shown = shown.assign(run=[_relative(run, root) for run in result["run"]])
