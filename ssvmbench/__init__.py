@@ -6,7 +6,7 @@ import sys
 
 from ssvmbench.paths import kernel_cache, prune_kernel_caches
 
-__version__ = "0.1.0"
+__version__ = "0.1.0"    # the one place of the version: pyproject.toml reads it (hatch)
 
 # numba's compiled kernels go to the per-user cache, in a folder per version of the sources
 # (paths.kernel_cache), not beside the installed sources, so that reinstalling the same
@@ -30,8 +30,12 @@ cache_lock.install()
 
 
 def __getattr__(name):
-    """``ssvmbench.ChainSSVM`` (imported on first use, so the command line stays light)."""
+    """``ssvmbench.ChainSSVM`` and ``ssvmbench.load_logs`` (imported on first use, so the
+    command line stays light)."""
     if name == "ChainSSVM":
         from ssvmbench.estimator import ChainSSVM
         return ChainSSVM
+    if name == "load_logs":
+        from ssvmbench.results import load_logs
+        return load_logs
     raise AttributeError(f"module 'ssvmbench' has no attribute {name!r}")

@@ -65,6 +65,26 @@ def sweep_jobs(words, sweep_dir, expected_s=0.0):
     return jobs
 
 
+def check_jobs(jobs):
+    """Compose and check, before anything runs or is written, the first run of ``jobs`` with
+    each value of each override (``lambda=0.1,abc``: the run with ``abc`` too), so that a
+    bad override is one line now, not one failed run, and its folder, per combination; a
+    combination that cannot run (:class:`~ssvmbench.errors.Incompatible`) is for the run
+    to skip."""
+    from ssvmbench import api, settings
+    from ssvmbench.errors import Incompatible
+
+    seen = set()
+    for job in jobs:
+        if set(job.overrides) <= seen:
+            continue
+        seen.update(job.overrides)
+        try:
+            settings.check_settings(api.config(job.overrides, job.search_path))
+        except Incompatible:
+            continue
+
+
 def longest_first(jobs):
     """``jobs`` by expected seconds, longest first (ties keep their order): the order that
     shortens a batch's wall time on a few workers (LPT scheduling)."""
@@ -110,7 +130,7 @@ def reported(work, unexpected=False):
     """Call ``work()`` under the run's error contract: a stop, bad input or a file-system error
     is one line (printed and logged) and an exit status (see :func:`execute`); with
     ``unexpected``, any other exception too (its traceback logged)."""
-    from ssvmbench.stop_signals import Stopped
+    from ssvmbench.stop_signals import CONTINUES, Stopped
 
     try:
         work()
@@ -124,8 +144,7 @@ def reported(work, unexpected=False):
         say(f"ssvmbench run: error: {err}", error=True)
         return 2
     except Interrupted as err:
-        say(f"ssvmbench run: interrupted: {err}; run the same command again to continue it",
-            error=True)
+        say(f"ssvmbench run: interrupted: {err}; {CONTINUES}", error=True)
         return 128 + (err.signum or 2)
     except OSError as err:
         say(f"ssvmbench run: error: {describe_os_error(err)}", error=True)

@@ -1,11 +1,12 @@
-"""Console entry point: ``ssvmbench run | plot | data | bench | reproduce | report |
-check-solver``.
+"""Console entry point: ``ssvmbench run | plot | results | data | bench | reproduce | report |
+check-solver``, and ``ssvmbench --version``.
 
 ``run`` hands the rest of the command line to the Hydra app (so ``-m`` sweeps and
 every Hydra option work); the other subcommands use argparse.
 """
 
 import argparse
+import dataclasses
 import os
 import sys
 import tempfile
@@ -14,12 +15,15 @@ from pathlib import Path
 
 from ssvmbench.errors import UserError, describe_os_error, read_yaml
 
-USAGE = """ssvmbench <command> [options]
+USAGE = """ssvmbench <command> [options]   (ssvmbench --version: the installed version)
 
 commands:
   run        train one structural SVM, or sweep with -m (a Hydra app: `ssvmbench run --help`)
              e.g. ssvmbench run solver=bcfw data=ocr lambda=0.01
   plot       figures and summary tables from the run logs under a directory
+  results    one row per run under a directory: the settings that vary, status, passes,
+             final primal, gap, test metrics, time (--csv / --parquet to export)
+             e.g. ssvmbench results results/sweeps/2026-01-01/12-00-00-000000
   data       list, fetch or verify datasets
   bench      seconds per pass, oracle calls per second and peak memory of a solver
   reproduce  the sweeps and plots of a paper's figure or table (configs/experiment/)
@@ -41,11 +45,15 @@ def main(argv=None):
     if not argv or argv[0] in ("-h", "--help"):
         print(USAGE)
         return 0
+    if argv[0] in ("-V", "--version"):
+        from ssvmbench import __version__
+        print(f"ssvmbench {__version__}")
+        return 0
     command, rest = argv[0], argv[1:]
     try:
         if command == "run":
             return _run(rest)
-        if command in ("plot", "data", "bench", "reproduce", "report", "check-solver"):
+        if command in ("plot", "results", "data", "bench", "reproduce", "report", "check-solver"):
             return _argparse_command(command, rest)
     except UserError as err:
         print(f"ssvmbench {command}: error: {err}", file=sys.stderr)
@@ -69,6 +77,12 @@ def command_parser(command):
     if command == "plot":
         from ssvmbench.plotting import commands as module
         description = "Plot every run log found under the DIRs (BCFW Figures 1-3 style)."
+    elif command == "results":
+        from ssvmbench import results as module
+        description = ("One row per run found under the DIRs: the settings that vary across "
+                       "the runs (those every run shares above the table), status, passes, "
+                       "and the last checkpoint's primal, duality gap, test metrics and "
+                       "solver seconds.")
     elif command == "data":
         from ssvmbench.data import commands as module
         description = "List, fetch or verify the datasets."
@@ -140,10 +154,38 @@ def _check_config_dirs(rest):
             read_yaml(path)
 
 
+# options of `ssvmbench run` after which no run starts, or under which the run's config is
+# another one than the package's (its keys cannot be checked here)
+NOT_A_RUN = ("-h", "--help", "--hydra-help", "--cfg", "-c", "--info", "-i", "--config-name",
+             "-cn", "--config-path", "-cp", "--experimental-rerun", "--shell-completion", "-sc")
+
+
+def _check_runs(rest):
+    """Compose and check the run (or, with ``-m``, one run per value of each override,
+    :func:`~ssvmbench.batch.check_jobs`) of the command line before Hydra makes any folder,
+    so that a typo is one line (``solver.pases``: did you mean ``solver.passes``?) and leaves
+    no run folder behind."""
+    if any(arg.startswith(NOT_A_RUN) for arg in rest):
+        return
+    from ssvmbench.batch import Job, check_jobs, is_hydra_override, sweep_jobs
+
+    dirs = [value for flag, value in zip(rest, rest[1:]) if flag in ("--config-dir", "-cd")]
+    dirs += [arg.split("=", 1)[1] for arg in rest if arg.startswith("--config-dir=")]
+    sources = tuple(f"file://{Path(directory).resolve()}" for directory in dirs)
+    words = [arg for arg in rest if "=" in arg and not arg.startswith("-")
+             and not is_hydra_override(arg) and arg not in dirs]
+    if "-m" in rest or "--multirun" in rest:
+        jobs = sweep_jobs(words, "")
+    else:
+        jobs = [Job(tuple(words), Path())]
+    check_jobs([dataclasses.replace(job, search_path=sources) for job in jobs])
+
+
 def _run(rest):
     from ssvmbench import app
 
     _check_config_dirs(rest)
+    _check_runs(rest)
     _check_output_dirs(rest)
     sys.argv = ["ssvmbench run"] + rest
     app.store_plugin_configs()

@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 from ssvmbench import claims
-from ssvmbench.batch import expected_wall_s, is_hydra_override, sweep_jobs
+from ssvmbench.batch import check_jobs, expected_wall_s, is_hydra_override, sweep_jobs
 from ssvmbench.errors import UserError, read_yaml
 from ssvmbench.launchers import launcher_settings, run_batch, workers
 from ssvmbench.messages import duration
@@ -150,6 +150,19 @@ def commands(name, size, out, extra=()):
             *shlex.split(preset["plot"].replace("{passes}", str(spec["passes"]))),
             *(["--names", name] if preset.get("names") else [])]
     return runs + [plot]
+
+
+def distinct_steps(names, size, out, extra=()):
+    """The :func:`commands` of the presets ``names``, a sweep shared by several presets once
+    (where it first comes), each preset's plot after its sweeps."""
+    steps, listed = [], set()
+    for name in names:
+        for step in commands(name, size, out, extra):
+            if step[0] == "run" and step[-1] in listed:
+                continue
+            listed.add(step[-1])
+            steps.append(step)
+    return steps
 
 
 def sweep_runs(words):
@@ -279,7 +292,10 @@ def main(args):
     settings = launcher_settings(hydra, out / "logs")
     parallel, startup_s = workers(settings, len(jobs))
     passes = max(load(name)["sizes"][size]["passes"] for name in names)
-    plan = f"{size} size: {len(jobs)} runs of up to {passes:g} passes ({', '.join(names)})"
+    steps = distinct_steps(names, size, out, args.overrides)
+    sweeps = sum(step[0] == "run" for step in steps)
+    plan = (f"{size} size: {sweeps} sweep{'s' * (sweeps != 1)}, {len(jobs)} runs of up to "
+            f"{passes:g} passes ({', '.join(names)})")
     if all(_seconds_per_run(name, size) for name in names):
         longest = max(estimate(name, size)[1] for name in names) + startup_s
         wall = max(expected_wall_s(jobs, parallel, startup_s), longest)
@@ -294,9 +310,8 @@ def main(args):
             print("nothing run; --size smoke runs a small version in minutes")
             return 0
     print(f"# {plan}", flush=True)
-    for name in names:
-        for step in commands(name, size, out, args.overrides):
-            print("#   ssvmbench " + shlex.join(step), flush=True)
+    for step in steps:
+        print("#   ssvmbench " + shlex.join(step), flush=True)
     if args.dry_run:
         return 0
     committed = committed_files(out)
@@ -307,7 +322,7 @@ def main(args):
         if name.endswith(".yaml"):                        # the report finds it there
             (out / figure_dir(name)).mkdir(parents=True, exist_ok=True)
             shutil.copyfile(name, out / figure_dir(name) / PRESET_COPY)
-    _check_first_runs(jobs)
+    check_jobs(jobs)
     status = run_batch(jobs, settings)
     if status:
         print("ssvmbench reproduce: the plots and the report follow when every run is done: "
@@ -319,23 +334,6 @@ def main(args):
             raise UserError(f"step failed: ssvmbench {shlex.join(step)}; fix it and run "
                             "the same command again (finished runs are kept and skipped)")
     return 0
-
-
-def _check_first_runs(jobs):
-    """Compose and check the first run of every sweep before submitting anything, so that a
-    bad override is one line now, not one failure per run."""
-    from hydra.errors import HydraException
-
-    from ssvmbench import api, settings
-
-    firsts = {}
-    for job in jobs:
-        firsts.setdefault(Path(job.run_dir).parent, job)
-    for job in firsts.values():
-        try:
-            settings.check_settings(api.config(job.overrides))
-        except HydraException as err:
-            raise UserError(f"{' '.join(job.overrides)}: {err}") from None
 
 
 def _execute(step):

@@ -15,9 +15,9 @@ from pathlib import Path
 import numba
 import numpy as np
 from omegaconf import OmegaConf
-from tqdm import tqdm
 
 from ssvmbench import coldstart, result_columns
+from ssvmbench.batch import MESSAGES_NAME
 from ssvmbench.data import load_split
 from ssvmbench.errors import Incompatible, PluginError, UserError
 from ssvmbench.messages import say
@@ -103,22 +103,47 @@ def run(cfg, run_dir, overrides=(), sweep=False, eval_threads=None) -> Path:
     log with the reason and lets the sweep go on. ``eval_threads``: the threads of a
     checkpoint's evaluation (default: this run's share of the cores,
     :func:`~ssvmbench.monitor.evaluation_threads`)."""
-    check_settings(cfg)
-    points = schedule(float(cfg.solver.passes), cfg.eval.every, cfg.eval.log_start,
-                      cfg.eval.per_decade)
-    config = identity(cfg)
-    here = RunDirectory(run_dir, config, cfg.get("restart", False),
-                        cfg.get("reuse_stale", False))
+    new = not sweep and _only_messages(run_dir, empty=True)
     try:
-        with here:
-            return _run_owned(cfg, here, overrides, sweep, points,
-                              eval_threads or evaluation_threads())
-    except Busy as busy:
-        if not busy.same_config:
-            raise UserError(f"{run_dir} is being written by another run ({busy}); choose "
-                            "another hydra.run.dir / hydra.sweep.dir") from None
-        say(f"{here.log_path}: being written by another process ({busy}), skipped")
-        return here.log_path
+        check_settings(cfg)
+        points = schedule(float(cfg.solver.passes), cfg.eval.every, cfg.eval.log_start,
+                          cfg.eval.per_decade)
+        here = RunDirectory(run_dir, identity(cfg), cfg.get("restart", False),
+                            cfg.get("reuse_stale", False))
+        try:
+            with here:
+                return _run_owned(cfg, here, overrides, sweep, points,
+                                  eval_threads or evaluation_threads())
+        except Busy as busy:
+            if not busy.same_config:
+                raise UserError(f"{run_dir} is being written by another run ({busy}); choose "
+                                "another hydra.run.dir / hydra.sweep.dir") from None
+            say(f"{here.log_path}: being written by another process ({busy}), skipped")
+            return here.log_path
+    except (UserError, Interrupted) as err:
+        if new and not isinstance(err, PluginError) and _only_messages(run_dir):
+            _remove_unstarted(run_dir)
+        raise
+
+
+def _only_messages(run_dir, empty=False):
+    """Whether ``run_dir`` holds nothing but the run's messages (``app.log``; ``empty``:
+    and those empty, as a run's folder is when it starts)."""
+    messages = Path(run_dir) / MESSAGES_NAME
+    try:
+        names = set(os.listdir(run_dir))
+        return names <= {MESSAGES_NAME} and not (empty and messages.exists()
+                                                 and messages.stat().st_size)
+    except OSError:
+        return False
+
+
+def _remove_unstarted(run_dir):
+    """A single run that never started (a bad setting, missing data, a stop before training):
+    its folder made for it goes, with only its messages (said on the terminal too)."""
+    with contextlib.suppress(OSError):
+        (Path(run_dir) / MESSAGES_NAME).unlink(missing_ok=True)
+        Path(run_dir).rmdir()
 
 
 def _run_owned(cfg, here, overrides, sweep, points, eval_threads):
@@ -146,7 +171,7 @@ def _run_owned(cfg, here, overrides, sweep, points, eval_threads):
         try:
             signals.check()
         except Interrupted as err:
-            raise Interrupted(f"{err} before training started; nothing was written",
+            raise Interrupted(f"{err} before training started, nothing written yet",
                               err.signum) from None
         with blame_plugin(cfg.solver.name):
             solver = build_solver(cfg, train, lam, l1)
@@ -235,9 +260,7 @@ def _train(cfg, solver, train, test, points, log, signals, clock, save, owned):
     state is saved (``save()``) after a checkpoint when :func:`_save_due`, ``owned()``
     checked first. ``clock``: the cumulative solver and evaluation seconds."""
     last_save, save_cost = time.perf_counter(), 0.0
-    bar = tqdm(total=float(cfg.solver.passes), unit="pass", disable=not sys.stderr.isatty(),
-               bar_format="{l_bar}{bar}| {n:.2f}/{total:.0f} passes [{elapsed}<{remaining}"
-                          "{postfix}]")
+    bar = progress_bar(float(cfg.solver.passes))
     for target in points:
         calls = int(np.ceil(target * train.n - 1e-9))
         if calls <= log.last_calls:          # logged already (a continued run)
@@ -275,6 +298,17 @@ def _train(cfg, solver, train, test, points, log, signals, clock, save, owned):
         if solver.converged or _should_stop(cfg.stop, rows["gap"][0], clock["solver_s"]):
             break
     bar.close()
+
+
+def progress_bar(passes):
+    """The passes done of ``passes``: Jupyter's widget in a notebook (``tqdm.auto``), text at
+    a terminal, nothing otherwise (output to a file or a pipe)."""
+    from tqdm import auto, std
+
+    bar = auto.tqdm
+    return bar(total=passes, unit="pass", disable=bar is std.tqdm and not sys.stderr.isatty(),
+               bar_format="{l_bar}{bar}| {n:.2f}/{total:.0f} passes [{elapsed}<{remaining}"
+                          "{postfix}]")
 
 
 def _save_due(resume, since_save, save_cost):

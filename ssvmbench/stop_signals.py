@@ -8,6 +8,8 @@ import sys
 
 from ssvmbench.runlog import Interrupted
 
+CONTINUES = "the same command continues the run"    # what to do after a stop
+
 
 class Stopped(Exception):
     """A run whose results are complete but that was asked to stop on the way out: the exit
@@ -39,8 +41,8 @@ class StopSignals:
             if self.received is None:                  # the first: a second ends it
                 self.received = signum
                 os.write(2, f"ssvmbench run: {signal.Signals(signum).name}: stopping at the "
-                            "next step with the state saved (compiling can take a minute; "
-                            "again to stop at once)\n".encode())
+                            f"next step with the state saved; {CONTINUES} (compiling can "
+                            "take a minute; again to stop at once)\n".encode())
         self._previous = {sig: signal.signal(sig, handler) for sig in self.SIGNALS}
         for sig in self.SIGNALS if self.one_shot else ():
             one_shot(sig)

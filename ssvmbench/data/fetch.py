@@ -4,7 +4,8 @@ scikit-learn's ``fetch_*``: say what is downloaded from where, verify, cache).
 Each file of ``datasets/manifest.yaml`` has a sha256 and ordered sources. A source is a
 plain ``file`` (verified by the sha256, or, if it has a ``target``, an alternative format
 stored there and checked by the ``module:function`` named in ``check``) or an ``archive``
-holding the file as ``member``. Downloads are cached under ``<root>/.downloads``.
+holding the file as ``member``. Downloads go to ``<root>/.downloads`` and are deleted once
+their file is in place (a download that did not give it is kept, for the next try).
 """
 
 import hashlib
@@ -98,17 +99,15 @@ def fetch_file(dataset, relpath, spec, root):
 
 def _fetch_plain(url, source, dest, expected, root):
     _say(f"Downloading {dest.name} from {url} to {dest}")
-    if "check" not in source:
-        content = _download(url, root, expected).read_bytes()
-        write_atomically(dest, lambda out: out.write(content))
-        return
-    download = _download(url, root, None)
-    try:
-        _check_format(source, download)
-    except (OSError, ValueError, EOFError) as err:
-        download.unlink()                  # so that the next try downloads it again
-        raise ValueError(f"not the published data: {err}") from None
+    download = _download(url, root, None if "check" in source else expected)
+    if "check" in source:
+        try:
+            _check_format(source, download)
+        except (OSError, ValueError, EOFError) as err:
+            download.unlink()                  # so that the next try downloads it again
+            raise ValueError(f"not the published data: {err}") from None
     write_atomically(dest, lambda out: out.write(download.read_bytes()))
+    download.unlink()
 
 
 def _fetch_member(url, source, dest, expected, root):
@@ -120,6 +119,7 @@ def _fetch_member(url, source, dest, expected, root):
     if actual != expected:
         raise ValueError(f"member sha256 {actual} differs from the expected {expected}")
     write_atomically(dest, lambda out: out.write(content))
+    archive.unlink()                       # 5.6 MB for one file: kept only on a failure
 
 
 def _check_format(source, path):
@@ -149,8 +149,10 @@ def _missing_message(dataset, relpath, spec, root, tried_download):
                 by_hand.append(f"extract {source['member']} from {url} to {root / relpath}")
             else:
                 by_hand.append(f"save {url} as {root / source.get('target', relpath)}")
-    where = (f"Run `ssvmbench data fetch {dataset}`, or by hand (sha256 of {relpath}: "
-             f"{spec['sha256']}) " + "; or ".join(by_hand) if by_hand else
+    first = ("Check the network connection (behind a proxy, set HTTPS_PROXY; the download "
+             "errors follow) and try again" if tried_download else f"Run `ssvmbench data fetch {dataset}`")
+    where = (f"{first}, or place it by hand (sha256 of {relpath}: {spec['sha256']}): "
+             + "; or ".join(by_hand) if by_hand else
              " ".join(dataset_entry(dataset).get("obtain", "It has no download").split())
              .rstrip("."))
     return (f"dataset '{dataset}': {root / relpath} {how}. {where}. The data root is {root}: "

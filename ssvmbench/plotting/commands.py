@@ -49,8 +49,9 @@ def configure_parser(parser):
     parser.add_argument("logs", nargs="+", metavar="DIR",
                         help="directories searched for run logs (*.h5), or traces files "
                              "(a figure folder's traces.parquet, which plot writes)")
-    parser.add_argument("-o", "--out", required=True, metavar="OUTDIR",
-                        help="output directory (created if needed)")
+    parser.add_argument("-o", "--out", metavar="OUTDIR",
+                        help="output directory (created if needed; default: DIR/figures for "
+                             "the first DIR, or the folder of a traces file)")
     parser.add_argument("--format", nargs="+", choices=["png", "pdf", "svg"],
                         default=["png", "pdf"], help="figure formats (default: png pdf)")
     parser.add_argument("--x", choices=list(X_LABELS), default="effective_pass",
@@ -90,7 +91,7 @@ def main(args):
     df = add_suboptimality(logged, read_optimum(args.optimum))
     if args.methods:
         df = only(df, args.methods)
-    out = Path(args.out)
+    out = Path(args.out) if args.out else default_out(args.logs[0])
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -137,6 +138,17 @@ def main(args):
     for path in written:
         print(path)
     return 0
+
+
+def default_out(first):
+    """Where figures go without ``-o``: ``FIRST/figures`` (the folder the runs' ``next:``
+    line names), or beside a traces file; refused if that folder holds files that are not an
+    earlier plot's (no ``traces.parquet``)."""
+    first = Path(first)
+    out = first.parent if traces.is_traces(first) else first / "figures"
+    if out.is_dir() and any(out.iterdir()) and not (out / traces.NAME).exists():
+        raise UserError(f"{out} holds files that plot did not write; give -o OUTDIR")
+    return out
 
 
 def lambda_label(lam, n=None):
