@@ -14,7 +14,6 @@ import os
 from ssvmbench.plotting import commands as plot_command
 from ssvmbench.plotting import html
 from ssvmbench.plotting.curves import provenance
-from ssvmbench.plotting.names import load_names
 
 
 def section(preset, folder, options, df, checks, deviations, compute):
@@ -22,9 +21,8 @@ def section(preset, folder, options, df, checks, deviations, compute):
     options, ``df`` the rows its figures draw, ``checks`` ``[(y column, checks.csv row)]``,
     ``deviations`` ``{id: text}``, ``compute`` a sentence."""
     name = folder.name
-    mapping = load_names(options.names) if options.names else {}
     figures = plot_command.interactive(df, options.y, options.x, options.band, prefix=name,
-                                       mapping=mapping)
+                                       mapping=preset.get("names") or {})
     beside = {y: [row for column, row in checks if column == y] for y in figures}
     first = next(iter(beside))               # checks of a column not drawn: by the first one
     beside[first] += [row for column, row in checks if column not in figures]

@@ -131,6 +131,9 @@ def test_report_writes_the_page_with_each_check_beside_its_figure(tmp_path, caps
     runs = re.findall(r"<summary>\S+: (\d+) runs?</summary>", page)
     assert sum(map(int, runs)) == len(pd.read_csv(tmp_path / preset / "provenance.csv")) > 1
     assert f"Checks: {len(checks)} reproduced" in page and "Compute: " in page
+    legend = set(re.findall(r'"name":"([^"]*)"', page))       # the paper's names (preset)
+    assert {"SAP", "SAP random order (extra)", "L2-SSVM (BCFW, extra)"} <= legend
+    assert "sap-permutation-rho1=0.9" not in legend
 
 
 def test_thin_keeps_the_ends_and_at_most_the_points():
