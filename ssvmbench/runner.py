@@ -10,6 +10,7 @@ import os
 import signal
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numba
@@ -301,11 +302,15 @@ def _train(cfg, solver, train, test, points, log, signals, clock, save, owned):
 
 
 def progress_bar(passes):
-    """The passes done of ``passes``: Jupyter's widget in a notebook (``tqdm.auto``), text at
-    a terminal, nothing otherwise (output to a file or a pipe)."""
-    from tqdm import auto, std
+    """The passes done of ``passes``: Jupyter's widget in a notebook (``tqdm.autonotebook``,
+    the class ``tqdm.auto`` builds on: std.tqdm outside Jupyter, where ``tqdm.auto``'s is
+    an asyncio subclass), text at a terminal, nothing otherwise (a file or a pipe)."""
+    from tqdm import TqdmExperimentalWarning, std
 
-    bar = auto.tqdm
+    with warnings.catch_warnings():             # as tqdm.auto imports it
+        warnings.simplefilter("ignore", TqdmExperimentalWarning)
+        from tqdm import autonotebook
+    bar = autonotebook.tqdm
     return bar(total=passes, unit="pass", disable=bar is std.tqdm and not sys.stderr.isatty(),
                bar_format="{l_bar}{bar}| {n:.2f}/{total:.0f} passes [{elapsed}<{remaining}"
                           "{postfix}]")

@@ -131,20 +131,21 @@ def test_the_downloaded_archive_goes_once_its_file_is_extracted(tmp_path, monkey
 
 
 def test_the_progress_bar_is_the_notebooks_inside_jupyter(monkeypatch):
-    """tqdm.auto gives the notebook's bar in Jupyter; it shows there even though stderr is
-    not a terminal, and stays off in a plain pipe."""
-    from tqdm import auto, std
+    """tqdm.autonotebook (tqdm.auto's) gives the notebook's bar in Jupyter; it shows there
+    even though stderr is not a terminal, and stays off in a plain pipe (here: tqdm.auto's
+    own class is an asyncio subclass of std.tqdm, which showed the bar in pipes)."""
+    from tqdm import autonotebook, std
 
     from ssvmbench import runner
 
+    assert runner.progress_bar(5.0).disable            # pytest's stderr is no terminal
+
     class NotebookBar(std.tqdm):
         pass
-    monkeypatch.setattr(auto, "tqdm", NotebookBar)
+    monkeypatch.setattr(autonotebook, "tqdm", NotebookBar)
     bar = runner.progress_bar(5.0)
     assert isinstance(bar, NotebookBar) and not bar.disable
     bar.close()
-    monkeypatch.setattr(auto, "tqdm", std.tqdm)
-    assert runner.progress_bar(5.0).disable            # pytest's stderr is no terminal
 
 
 def test_run_help_says_what_a_null_lambda_is(tmp_path):
