@@ -316,8 +316,9 @@ def _comparison(check):
             return bool(ratio >= factor), ratio
         return [(check["curve"],)], compare, "end / best", min
     if check["kind"] == "rougher":
-        def compare(rough, smooth):
-            return rough > smooth, (rough / smooth if smooth > 0 else np.inf)
+        def compare(rough, smooth):       # two monotone curves: as smooth as each other
+            ratio = rough / smooth if smooth > 0 else (np.inf if rough > 0 else 1.0)
+            return rough > smooth, ratio
         return [tuple(check["curves"])], compare, "fluctuation ratio", min
     if check["kind"] == "most_of":
         share = check.get("share", 0.5)

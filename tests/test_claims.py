@@ -258,6 +258,9 @@ def test_worsens_rougher_sometimes_and_the_lambda_panel():
     validate(rougher, "test")
     assert evaluate(rougher, stats).holds
     assert not evaluate({**rougher, "curves": ["smooth", "jumpy"]}, stats).holds
+    both_monotone = evaluate({**rougher, "curves": ["smooth", "smooth"]}, stats)
+    assert not both_monotone.holds                       # not "inf": neither fluctuates
+    assert both_monotone.detail == "0 of 1 panels; fluctuation ratio 1"
     assert evaluate(below(["jumpy"], ["smooth"], fraction="sometimes"), stats).holds
     assert not evaluate(below(["jumpy"], ["smooth"], fraction="most"), stats).holds
     assert not evaluate(below(["smooth"], ["smooth"], factor=2, fraction="sometimes"),
