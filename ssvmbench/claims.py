@@ -307,7 +307,8 @@ def _comparison(check):
             if check.get("at_most"):
                 return ours <= paper, ours - paper
             return abs(ours - paper) <= check["tolerance"], ours - paper
-        return [(check["curve"],)], compare, "ours minus the paper's", _largest_magnitude
+        worst = max if check.get("at_most") else _largest_magnitude    # the largest excess
+        return [(check["curve"],)], compare, "ours minus the paper's", worst
     if check["kind"] == "worsens":
         factor = check["factor"]
 

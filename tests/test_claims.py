@@ -301,5 +301,8 @@ def test_at_most_the_papers_number_and_the_nnz_percent_column():
     assert evaluate(check, stats).holds                       # 0.008 %
     assert not evaluate({**check, "passes": [2, 2]}, stats).holds      # 0.08 %
     assert describe(check).startswith("sap at most the paper's 0.05 in nnz_percent")
+    two = pd.concat([logs, logs.assign(**{"lambda": 0.01, "nnz": [3500, 3500]})])
+    mixed = evaluate({**check, "passes": [2, 2]}, aggregate(two, "nnz_percent"))
+    assert mixed.detail == "1 of 2 panels; ours minus the paper's 0.0312"   # not the -0.04
     with pytest.raises(UserError, match="at_most"):
         validate({**check, "tolerance": 0.01}, "test")
