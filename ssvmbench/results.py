@@ -1,7 +1,9 @@
 """``ssvmbench results DIR``: one row per run found under the DIRs (run folders, sweep folders,
 a figure folder's ``traces.parquet``: the roots ``plot`` reads) — the settings that vary
 across the runs, the run's status, its passes and its last checkpoint's primal, duality gap,
-test metrics and solver seconds; ``--csv`` / ``--parquet`` export the same table."""
+test metrics, the result columns its solver declares (SAP's #NZ, l1, rho1:
+:mod:`ssvmbench.result_columns`) and solver seconds; ``--csv`` / ``--parquet`` export the
+same table."""
 
 import math
 from pathlib import Path
@@ -10,7 +12,7 @@ import h5py
 import pandas as pd
 import yaml
 
-from ssvmbench import runlog, traces
+from ssvmbench import result_columns, runlog, traces
 from ssvmbench.errors import UserError
 from ssvmbench.files import write_atomically
 
@@ -84,7 +86,8 @@ def table(*roots, iterate=None):
     (finished, interrupted, failed, diverged, skipped, running, or killed: a log that says
     running but that no process writes), ``passes`` done, and at the last checkpoint of
     ``iterate`` (default: each run's first, ``raw``) its ``primal``, ``gap`` (with a dual),
-    every ``test_*`` metric logged and the solver's ``time_s``; ``run`` is the log. The
+    every ``test_*`` metric logged, the columns its solver shows (``Solver.shows``: SAP's
+    ``nnz``, ``l1``, ``rho1``) and the solver's ``time_s``; ``run`` is the log. The
     settings every run shares are ``table.attrs["constant"]`` (``{key: value}``)."""
     roots = _existing(roots)
     rows, logged = _with_rows(roots, iterate)
@@ -103,8 +106,11 @@ def table(*roots, iterate=None):
     resolved = [key for key in RESOLVED if key in runs and runs[key].astype(str).nunique() > 1]
     metrics = sorted(column for column in runs if column.startswith("test_")
                      and column != "test_metric" and runs[column].notna().any())
+    shows = [column for column in result_columns.shown(runs["solver"].dropna().unique())
+             if column not in varied]           # a varied rho1 is its column already
+    runs = runs.assign(**result_columns.values(runs, shows)) if shows else runs
     columns = [*resolved, *varied.columns, "status", "passes", "primal", "gap", *metrics,
-               "time_s", "run"]
+               *shows, "time_s", "run"]
     result = pd.concat([varied, runs.drop(columns=list(varied), errors="ignore")], axis=1)
     result = result.reindex(columns=columns)
     result.attrs["constant"] = constant
@@ -154,11 +160,14 @@ def text(result, root=None):
     tell the runs apart)."""
     constant = result.attrs.get("constant", {})
     shown = result.drop(columns="run")
-    keys = [c for c in shown.columns if c not in RESULTS and not c.startswith("test_")]
+    keys = [c for c in shown.columns if c not in RESULTS and not c.startswith("test_")
+            and c not in result_columns.COLUMNS]
     told = pd.Series([repr(tuple(row)) for row in shown[keys].itertuples(index=False)])
     if told.duplicated().any():
         shown = shown.assign(run=[_relative(run, root) for run in result["run"]])
-    formats = {"passes": "{:.4g}", "primal": "{:.6g}", "gap": "{:.3g}", "time_s": "{:.3g}"}
+    formats = {"passes": "{:.4g}", "primal": "{:.6g}", "gap": "{:.3g}", "time_s": "{:.3g}",
+               **{column: f"{{:{spec}}}" for column, (_, _, spec)
+                  in result_columns.COLUMNS.items()}}
     cells = shown.astype(object).copy()
     for column in shown.columns:
         pattern = formats.get(column, "{:.4g}" if column.startswith("test_") else None)
@@ -167,7 +176,8 @@ def text(result, root=None):
     if constant:
         lines.append("settings of every run: "
                      + ", ".join(f"{key}={_cell(value)}" for key, value in constant.items()))
-    lines.append(cells.rename(columns={"time_s": "time (s)"}).to_string(index=False))
+    labels = {column: label for column, (label, _, _) in result_columns.COLUMNS.items()}
+    lines.append(cells.rename(columns={"time_s": "time (s)", **labels}).to_string(index=False))
     return "\n".join(lines)
 
 

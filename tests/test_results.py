@@ -168,3 +168,17 @@ def test_a_sweep_from_python(data_root, tmp_path, monkeypatch):
     with pytest.raises(UserError, match="lambda=abc is not a number"):
         api.sweep(["solver=bcfw", "lambda=0.1,abc"], sweep_dir="bad")
     assert not Path("bad").exists()
+
+
+def test_sap_runs_show_their_nnz_and_l1():
+    """Issue 33: SAP shows #NZ, l1 and rho1 wherever its results are; its solver declares
+    them (``Solver.shows``), a varied rho1 keeps its one column, BCFW's table has none."""
+    committed = ROOT / "results" / "reproduction"
+    sap = results.table(committed / "sap_figure3" / "traces.parquet")
+    assert list(sap.columns).count("rho1") == 1 and {"nnz", "l1"} <= set(sap.columns)
+    assert sap["nnz"].dtype == "Int64" and (sap["nnz"] > 0).all()
+    assert (sap["l1"] / (sap["lambda"] + sap["l1"])).round(6).tolist() == \
+        sap["rho1"].astype(float).tolist()
+    assert "#NZ" in results.text(sap).splitlines()[1]
+    bcfw = results.table(committed / "bcfw_figure4_conll" / "traces.parquet")
+    assert not {"nnz", "l1", "rho1"} & set(bcfw.columns)
