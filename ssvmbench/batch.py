@@ -16,7 +16,7 @@ from pathlib import Path
 from ssvmbench import result_columns
 from ssvmbench.errors import UserError, describe_os_error
 from ssvmbench.messages import duration, say
-from ssvmbench.runlog import LOG_NAME, Interrupted, LostOwnership, read_log
+from ssvmbench.runlog import LOG_NAME, Interrupted, LostOwnership, read_log, setting_words
 
 MESSAGES_NAME = "app.log"
 
@@ -53,13 +53,12 @@ def sweep_jobs(words, sweep_dir, expected_s=0.0):
     from hydra.core.override_parser.overrides_parser import OverridesParser
 
     from ssvmbench.app import run_dirname
-    from ssvmbench.runner import RUN_CONTROL
 
     overrides = OverridesParser.create().parse_overrides(
         [word for word in words if not is_hydra_override(word)])
     jobs = []
     for combination in BasicSweeper.split_arguments(overrides, None)[0]:
-        named = sorted(o for o in combination if o.split("=")[0].lstrip("+~") not in RUN_CONTROL)
+        named = sorted(setting_words(combination))
         jobs.append(Job(tuple(combination), Path(sweep_dir) / run_dirname(",".join(named)),
                         expected_s))
     return jobs

@@ -24,20 +24,17 @@ RESULTS = ("status", "passes", "primal", "gap", "time_s")     # with the test me
 
 def overrides_of(value):
     """``{key: value}`` of a run's recorded overrides (a YAML list of ``key=value``), the
-    run-control keys (``restart``, ``reuse_stale``) left out; values as YAML reads them."""
-    from ssvmbench.runner import RUN_CONTROL      # (the runner's imports: only when needed)
-
+    run-control keys left out (:func:`runlog.setting_words`); values as YAML reads them."""
     if not isinstance(value, str):
         return {}
     settings = {}
-    for word in yaml.safe_load(value) or []:
-        key, sep, text = str(word).partition("=")
-        key = key.lstrip("+~")
-        if sep and key not in RUN_CONTROL:
+    for word in runlog.setting_words(value):
+        _, sep, text = word.partition("=")
+        if sep:
             try:
-                settings[key] = yaml.safe_load(text)
+                settings[runlog.override_key(word)] = yaml.safe_load(text)
             except yaml.YAMLError:
-                settings[key] = text
+                settings[runlog.override_key(word)] = text
     return settings
 
 

@@ -34,6 +34,24 @@ METADATA = ("solver", "method", "data", "data_variant", "lambda", "l1", "n", "d"
             "finished")
 
 
+# settings that say how to treat an existing log, not what a run computes: not part of its
+# identity (the config it records, runner.identity) nor of a sweep job's directory name
+# (configs/config.yaml, hydra.job.config.override_dirname.exclude_keys; batch.sweep_jobs)
+RUN_CONTROL = ("restart", "reuse_stale")
+
+
+def override_key(word):
+    """The setting a command-line override names: ``+oracle.ties=casimir`` → ``oracle.ties``."""
+    return str(word).partition("=")[0].lstrip("+~")
+
+
+def setting_words(overrides):
+    """A run's settings from its recorded overrides (the log's YAML list, or a list of
+    words): the words without :data:`RUN_CONTROL` (how it ran, not what)."""
+    words = yaml.safe_load(overrides) if isinstance(overrides, str) else overrides
+    return [str(word) for word in words or [] if override_key(word) not in RUN_CONTROL]
+
+
 class Interrupted(Exception):
     """Raised (by the runner's signal handler) to stop a run; the log says ``interrupted``.
     ``signum``: the signal that stopped it (None: not a signal, e.g. a full disk)."""

@@ -27,7 +27,7 @@ from ssvmbench.paths import data_root
 from ssvmbench.provenance import attributes
 from ssvmbench.rundir import RunDirectory
 from ssvmbench.runlock import Busy
-from ssvmbench.runlog import Diverged, Interrupted, LostOwnership, read_log
+from ssvmbench.runlog import RUN_CONTROL, Diverged, Interrupted, LostOwnership, read_log
 from ssvmbench.settings import check_settings, oracle, resolve_objective
 from ssvmbench.solvers import describe, is_built_in, make_solver, solver_class
 from ssvmbench.stop_signals import StopSignals, Stopped
@@ -77,12 +77,6 @@ def warm_up(cfg, split, lam, l1):
         solver.run_until(2 * tiny_train.n)
         measure(solver, tiny_train, tiny_test)
     return time.perf_counter() - start
-
-
-# settings that say how to treat an existing log, not what a run computes: not part of its
-# identity (the config it records) nor of a sweep job's directory name (configs/config.yaml,
-# hydra.job.config.override_dirname.exclude_keys; batch.sweep_jobs)
-RUN_CONTROL = ("restart", "reuse_stale")
 
 
 def identity(cfg):

@@ -167,12 +167,12 @@ def test_stopping_reproduce_stops_its_batch_and_the_same_command_finishes_it(
 
 
 def test_run_control_keys_name_no_folder_in_either_launcher():
-    """runner.RUN_CONTROL is left out of a sweep job's folder name by batch.sweep_jobs and
+    """runlog.RUN_CONTROL is left out of a sweep job's folder name by batch.sweep_jobs and
     by Hydra's own sweeps (configs/config.yaml): the two lists must agree."""
     import yaml
 
     from ssvmbench.paths import config_dir
-    from ssvmbench.runner import RUN_CONTROL
+    from ssvmbench.runlog import RUN_CONTROL
 
     config = yaml.safe_load((config_dir() / "config.yaml").read_text())
     excluded = config["hydra"]["job"]["config"]["override_dirname"]["exclude_keys"]

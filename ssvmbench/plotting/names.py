@@ -15,12 +15,11 @@ import re
 from pathlib import Path
 
 import pandas as pd
-import yaml
 
 from ssvmbench.errors import UserError, read_yaml
 from ssvmbench.plotting.curves import PANEL
 from ssvmbench.plotting.styles import curve_styles
-from ssvmbench.runner import RUN_CONTROL
+from ssvmbench.runlog import override_key, setting_words
 
 _KEY = re.compile(r"\{(\w+)\}")
 # the settings in a curve label: split at "-" that does not start a number ("1e-08" stays)
@@ -135,8 +134,6 @@ def curves_table(df, named):
 
 
 def _overrides(text):
-    """A run's overrides (a log's YAML list, or a list) without its seed and the run
-    control (``restart``, ``reuse_stale``: how it ran, not what)."""
-    words = yaml.safe_load(text) if isinstance(text, str) else list(text)
-    skip = tuple(f"{key}=" for key in ("seed", *RUN_CONTROL)) + ("hydra.",)
-    return [str(word) for word in words or [] if not str(word).lstrip("+~").startswith(skip)]
+    """A run's settings (:func:`runlog.setting_words`) without its seed and Hydra's own."""
+    return [word for word in setting_words(text)
+            if override_key(word) != "seed" and not override_key(word).startswith("hydra.")]
