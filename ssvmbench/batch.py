@@ -241,9 +241,11 @@ class Report:
         except Exception as err:                # a log that reads but makes no sense
             kind, text = "failed", f"its log does not read: {type(err).__name__}: {err}"
         self.kinds[index] = kind
-        tail = f" (messages: {job.messages})" if kind == "failed" else ""
+        where = f"{job.log} (messages: {job.messages})" if kind == "failed" else job.log
+        if kind == "failed" and not job.log.exists():          # it failed before its log began
+            where = f"messages in {job.messages}"
         say(f"run {len(self.kinds)} of {len(self.jobs)} {kind}{' (' + text + ')' if text else ''}"
-            f": {job.log}{tail}", error=kind in ("failed", "busy", "interrupted"), log=False)
+            f": {where}", error=kind in ("failed", "busy", "interrupted"), log=False)
         return kind
 
     def summary(self, stopped_by=None):

@@ -1,6 +1,7 @@
 """Issue 33's small frictions, one test each: what a stop says, the download error, the
 dry run's sweeps, a typo's folder, "did you mean", plot's default folder, the download cache,
-the notebook's progress bar and the default lambda in `run --help`."""
+the notebook's progress bar, the default lambda in `run --help` and a sweep run that failed
+before its log."""
 
 import hashlib
 import io
@@ -72,6 +73,17 @@ def test_a_run_that_never_started_leaves_no_folder(data_root, tmp_path, typo):
               f"hydra.run.dir={tmp_path / 'kept'}", cwd=tmp_path, check=False)
     assert (tmp_path / "kept" / "notes.txt").read_text() == "mine"
 
+
+def test_a_sweep_run_that_failed_before_its_log_names_only_its_messages(data_root, tmp_path):
+    """A value error found when the data loads (after the typo checks) fails that run of a
+    sweep: its line gives the error and the app.log that holds it, not a run.h5 never made."""
+    result = ssvmbench("run", "-m", "data.fold=99", "+data.subset=0.05", f"data.root={data_root}",
+                       f"hydra.sweep.dir={tmp_path / 'sweep'}", cwd=tmp_path, check=False)
+    line, = [line for line in result.stderr.splitlines() if line.startswith("run 1 of 1")]
+    app_log, = (tmp_path / "sweep").glob("*data.fold=99*/app.log")
+    assert result.returncode == 1 and "data.fold=99 is invalid" in line
+    assert line.endswith(f": messages in {app_log}") and "run.h5" not in line
+    assert "data.fold=99 is invalid" in app_log.read_text()
 
 def test_a_misspelt_key_is_one_line_with_the_nearest_key(tmp_path):
     result = ssvmbench("run", "solver.pases=5", cwd=tmp_path, check=False)
