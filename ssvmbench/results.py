@@ -31,10 +31,11 @@ def overrides_of(value):
     for word in runlog.setting_words(value):
         _, sep, text = word.partition("=")
         if sep:
+            key = runlog.override_key(word)
             try:
-                settings[runlog.override_key(word)] = yaml.safe_load(text)
+                settings[key] = yaml.safe_load(text)
             except yaml.YAMLError:
-                settings[runlog.override_key(word)] = text
+                settings[key] = text
     return settings
 
 
