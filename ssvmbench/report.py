@@ -129,11 +129,15 @@ def _stats(df, y, best_of, center):
 
 
 def compute_time(runs):
-    """``(number of runs, sum of their run times, longest run time)`` in seconds, from the
-    logs' ``started`` and ``finished`` times (one row per run; an unfinished run counts 0)."""
+    """``(number of runs, sum of their run times, longest run time)`` in seconds, one row
+    per run: its log's ``run_s`` (the time it ran, pauses of a continued run left out), or
+    for logs without it ``finished - started`` (an unfinished run counts 0)."""
     started = pd.to_datetime(runs["started"], errors="coerce", utc=True)
     finished = pd.to_datetime(runs["finished"], errors="coerce", utc=True)
     seconds = (finished - started).dt.total_seconds()
+    if "run_s" in runs:
+        ran = pd.to_numeric(runs["run_s"], errors="coerce").where(finished.notna())
+        seconds = ran.fillna(seconds)
     return len(runs), float(seconds.fillna(0).sum()), float(seconds.max())
 
 
@@ -161,7 +165,8 @@ def _compute(runs, total, longest):
     longest run and a task's start-up, :data:`~ssvmbench.launchers.SLURM_STARTUP_S`)."""
     duration = messages.duration
     cluster = longest + SLURM_STARTUP_S
-    return (f"{runs} runs, {duration(total)} of run time in all (their logs' start to finish), "
+    return (f"{runs} runs, {duration(total)} of run time in all (their logs' start to finish, "
+            "less any pause of a continued run), "
             f"longest run {duration(longest)}: about {duration(total / 2)} on 2 cores with "
             f"`hydra/launcher=joblib hydra.launcher.n_jobs=2`, about {duration(cluster)} on a "
             f"cluster with {runs} or more cores (`hydra/launcher=slurm`: the longest run and "

@@ -13,6 +13,7 @@ under another name.
 import contextlib
 import datetime
 import shutil
+import time
 import warnings
 from pathlib import Path
 
@@ -31,7 +32,7 @@ SCHEMA_VERSION = 1
 REQUIRED_COLUMNS = ("effective_pass", "iterate", "primal")     # what every plot reads
 METADATA = ("solver", "method", "data", "data_variant", "lambda", "l1", "n", "d", "seed", "status",
             "loss", "objective", "git_revision", "dataset_checksum", "overrides", "started",
-            "finished")
+            "finished", "run_s")
 
 
 # settings that say how to treat an existing log, not what a run computes: not part of its
@@ -116,11 +117,12 @@ class RunLog:
                             "or delete it") from None
         self.file.attrs.update(values)
         self.file.attrs.update(status="running", started=_now(),
-                               schema_version=SCHEMA_VERSION, n_rows=0)
+                               schema_version=SCHEMA_VERSION, n_rows=0, run_s=0.0)
         self.trace = self.file.create_group("trace")
         self.columns = None
         self.n_rows = 0
         self.last_calls = 0
+        self.ran_before_s, self.opened = 0.0, time.monotonic()
         self.file.flush()
 
     def append(self, rows):
@@ -156,7 +158,17 @@ class RunLog:
         if "oracle_calls" in columns:
             self.last_calls = int(columns["oracle_calls"][-1])
         self.file.attrs["n_rows"] = end
+        self._count_run_time()
         self.file.flush()
+
+    def _count_run_time(self):
+        """Attribute ``run_s``: the seconds this log has been written, summed over the
+        sessions of a continued run, so that a run stopped for a while (preempted, Ctrl-C)
+        does not count the pause the way ``finished - started`` does. Updated with every
+        append and at the end (a SIGKILL loses only the time since the last append). A log
+        continued from a version without it keeps none (None: unknown)."""
+        if self.opened is not None:
+            self.file.attrs["run_s"] = self.ran_before_s + time.monotonic() - self.opened
 
     def _create(self, key, dtype):
         if dtype.kind in "US":
@@ -196,6 +208,8 @@ class RunLog:
             self.file.attrs.update(attrs)
             self.trace = self.file.create_group("trace")
             self.columns, self.n_rows, self.last_calls = None, 0, 0
+            self.ran_before_s = float(attrs.get("run_s", 0.0))
+            self.opened = time.monotonic() if "run_s" in attrs else None
             if keep:
                 self.append(columns)
         finally:
@@ -215,6 +229,7 @@ class RunLog:
             for dataset in self.trace.values():  # columns as long as their rows, for any reader
                 if dataset.shape[0] != self.n_rows:
                     dataset.resize((self.n_rows,))
+            self._count_run_time()
             self.file.attrs.update(status=status, finished=_now())
             if error:
                 self.file.attrs["error"] = error

@@ -232,3 +232,30 @@ def test_a_continued_log_is_a_fresh_copy_of_the_rows_before_its_saved_state(tmp_
     assert trace["iterate"].tolist() == ["raw", "wavg"] * 3
     assert attrs["status"] == "finished" and attrs["resumed"] == 1 and "error" not in attrs
     assert attrs["solver"] == "bcfw"
+
+
+def test_run_time_leaves_out_the_pause_of_a_continued_run(tmp_path, monkeypatch):
+    """``run_s`` sums the time each session wrote the log: a run stopped for an hour and
+    continued counts its two sessions, not the hour between (``finished - started`` does),
+    and the report's compute reads it; a log without it falls back to the timestamps."""
+    import pandas as pd
+
+    from ssvmbench import runlog
+    from ssvmbench.report import compute_time
+
+    clock = iter([100.0, 130.0, 140.0,              # session 1: opened, two appends
+                  5000.0, 5000.0, 5020.0, 5025.0])  # an hour later: reopened, append, close
+    monkeypatch.setattr(runlog.time, "monotonic", lambda: next(clock))
+    path = tmp_path / "run.h5"
+    log = RunLog(path, {"solver": "bcfw"})
+    log.append({**rows(1), "oracle_calls": [10, 10]})
+    log.append({**rows(1, start=1), "oracle_calls": [20, 20]})
+    log.file.close()                                # stopped, as by a SIGKILL
+    assert read_log(path)[1]["run_s"] == 40.0
+    with RunLog.reopen(path, oracle_calls=20) as again:   # 0 s: copies the rows
+        again.append({**rows(1, start=2), "oracle_calls": [30, 30]})   # + 20 s
+    _, attrs = read_log(path)                       # closed: + 5 s
+    assert attrs["run_s"] == 65.0 and attrs["resumed"] == 1
+    runs = pd.DataFrame({"started": ["2026-01-01T00:00:00+00:00"] * 2,
+                         "finished": ["2026-01-01T01:00:00+00:00"] * 2, "run_s": [65.0, None]})
+    assert compute_time(runs) == (2, 65.0 + 3600.0, 3600.0)

@@ -122,7 +122,8 @@ def provenance(df):
     """One row per run log behind a figure: what it ran (config overrides, seed) on which
     code (git revision) and data (checksum)."""
     columns = ["run", "data", "data_variant", "lambda", "l1", "method", "seed", "status",
-               "loss", "overrides", "git_revision", "dataset_checksum", "started", "finished"]
+               "loss", "overrides", "git_revision", "dataset_checksum", "started", "finished",
+               "run_s"]
     return (df.drop_duplicates("run").reindex(columns=columns)
             .sort_values(["data", "lambda", "method", "seed"]).reset_index(drop=True))
 
