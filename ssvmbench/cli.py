@@ -99,8 +99,9 @@ def command_parser(command):
         description = ("Write DIR/report.md: the papers' claims next to our figures, with "
                        "automatic checks of the claims.")
     else:
-        from ssvmbench import presets as module
-        description = ("Run the sweeps of paper presets (configs/experiment/) and plot them; "
+        from ssvmbench import reproduce as module
+        description = ("Run the sweeps of paper presets (configs/experiment/) and plot them, "
+                       "optionally with your own methods beside the papers' (--with); "
                        "re-running continues where it stopped.")
     parser = argparse.ArgumentParser(prog=f"ssvmbench {command}", description=description)
     module.configure_parser(parser)

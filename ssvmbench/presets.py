@@ -17,24 +17,28 @@ each may carry ``measured``, the run time of a reproduction at that size on the 
 the same in every preset (Figures 1a-c, 2 and 3 share the OCR runs), and sweeps resume
 (finished runs are skipped), so presets share their runs and an interrupted one, run again,
 redoes only what is missing.
+
+``with`` (named like ``sweeps``) is what a method added to the figures runs on
+(``reproduce --with``, :mod:`ssvmbench.added`): the figure's data, λ values, seeds, pass
+budget and checkpoints, without a solver or an oracle, which the added method brings; a
+``with`` sweep of the same name is the same in every preset.
 """
 
+import re
 import shlex
-import shutil
-import sys
 from pathlib import Path
 
 from ssvmbench import claims
-from ssvmbench.batch import check_jobs, expected_wall_s, is_hydra_override, sweep_jobs
+from ssvmbench.batch import sweep_jobs
 from ssvmbench.errors import UserError, read_yaml
-from ssvmbench.launchers import launcher_settings, run_batch, workers
 from ssvmbench.messages import duration
 from ssvmbench.plotting.names import check_names
 from ssvmbench.paths import config_dir
-from ssvmbench.provenance import committed_files
+from ssvmbench.runlog import override_key
 
 KEYS = {"paper", "item", "claim", "deviations", "checks", "sweeps", "plot", "sizes"}
 OPTIONAL_KEYS = {"paper_table",   # a table's rows as printed in the paper (SAP Tables II-IV)
+                 "with",          # what a method added with `reproduce --with` runs on
                  "names"}         # curve label (or pattern) -> the paper's name (plot --names)
 TABLE_ROW = ("table", "data", "solver", "C", "rho1", "nnz", "accuracy")
 PRESET_COPY = "preset.yaml"    # a preset file's copy beside its figures, for the report
@@ -108,6 +112,12 @@ def load(name):
             raise UserError(f"{where}: not_comparable names {check['not_comparable']!r}, not "
                             f"one of the preset's deviations {sorted(deviations)}")
     check_names(preset.get("names") or {}, path)
+    for sweep, words in (preset.get("with") or {}).items():
+        method = [w for w in shlex.split(words) if is_method_setting(w)]
+        if method:
+            raise UserError(f"{path}: with.{sweep} sets {method[0]}: the added method brings "
+                            "its solver and oracle; give the figure's data, lambda, seeds, "
+                            "passes and checkpoints only")
     for number, row in enumerate(preset.get("paper_table") or []):
         if not (isinstance(row, dict) and set(row) == set(TABLE_ROW)):
             raise UserError(f"{path}: paper_table[{number}] needs exactly {list(TABLE_ROW)}")
@@ -125,31 +135,72 @@ def paper_table():
     return rows
 
 
+def is_method_setting(word):
+    """Whether an override sets a method (its solver or oracle), not the problem it solves,
+    the seeds or the checkpoints: ``solver=``, ``solver.*=``, ``oracle=``, ``oracle.*=``,
+    except the pass budget ``solver.passes``."""
+    key = override_key(word)
+    return key != "solver.passes" and (key in ("solver", "oracle")
+                                       or key.startswith(("solver.", "oracle.")))
+
+
+def _sweep_words(overrides, spec, size, extra=()):
+    """The override words of a preset sweep at ``size`` (``spec``: the size's entry): its
+    seeds, its passes (a sweep's own ``solver.passes`` counts at full size only), the size's
+    overrides, then ``extra``, each replacing a word of the same key."""
+    words = shlex.split(overrides.replace("{seeds}", ",".join(map(str, range(spec["seeds"])))))
+    if size != "full" or not any(w.startswith("solver.passes=") for w in words):
+        # a sweep's own passes are full-size passes; other sizes use their own
+        words = [w for w in words if not w.startswith("solver.passes=")]
+        words.append(f"solver.passes={spec['passes']}")
+    return _replace(_replace(words, shlex.split(spec.get("overrides", ""))), extra)
+
+
+def size_spec(name, size):
+    """The preset's entry for ``size`` (passes, seeds, overrides), or one clear error."""
+    preset = load(name)
+    if size not in preset["sizes"]:
+        raise UserError(f"--size {size}: preset {name} has sizes {sorted(preset['sizes'])}")
+    return preset["sizes"][size]
+
+
+def added_sweeps(name, size, out, method_words, folder, extra=()):
+    """``{with sweep: run -m words}`` of a method added to preset ``name``'s figures
+    (``reproduce --with``): each ``with`` sweep of the preset at ``size``, with the method's
+    words (its solver and oracle settings) and ``extra``, into
+    ``OUT/logs/added/FOLDER/SWEEP``."""
+    spec = size_spec(name, size)
+    with_sweeps = load(name).get("with")
+    if not with_sweeps:
+        raise UserError(f"preset {name} has no `with` sweeps, so no method can be added to its "
+                        "figures; give it `with:` (the figure's data, lambda, seeds, passes "
+                        "and checkpoints, see configs/experiment/bcfw_figure2_ocr.yaml)")
+    return {sweep: ["run", "-m", *_sweep_words(words, spec, size, [*method_words, *extra]),
+                    f"hydra.sweep.dir={Path(out) / 'logs' / 'added' / folder / sweep}"]
+            for sweep, words in with_sweeps.items()}
+
+
 def commands(name, size, out, extra=()):
     """The ``ssvmbench`` argument lists that reproduce preset ``name`` at ``size`` under
     ``out``: one ``run -m`` per sweep, then ``plot``. ``extra``: overrides (e.g. a
     launcher) added to every sweep; one that sets a key the sweep sets replaces it (e.g.
     ``data=voc`` for the synthetic scenes of Casimir Figure 2b)."""
-    preset = load(name)
-    if size not in preset["sizes"]:
-        raise UserError(f"--size {size}: preset {name} has sizes {sorted(preset['sizes'])}")
-    spec = preset["sizes"][size]
-    seeds = ",".join(map(str, range(spec["seeds"])))
+    preset, spec = load(name), size_spec(name, size)
     logs = Path(out) / "logs"
-    runs = []
-    for sweep, overrides in preset["sweeps"].items():
-        words = shlex.split(overrides.replace("{seeds}", seeds))
-        if size != "full" or not any(w.startswith("solver.passes=") for w in words):
-            # a sweep's own passes are full-size passes; other sizes use their own
-            words = [w for w in words if not w.startswith("solver.passes=")]
-            words.append(f"solver.passes={spec['passes']}")
-        words = _replace(words, shlex.split(spec.get("overrides", "")))
-        runs.append(["run", "-m", *_replace(words, extra), f"hydra.sweep.dir={logs / sweep}"])
-    plot = ["plot", *(str(logs / sweep) for sweep in preset["sweeps"]),
-            "-o", str(Path(out) / figure_dir(name)),
+    runs = [["run", "-m", *_sweep_words(overrides, spec, size, extra),
+             f"hydra.sweep.dir={logs / sweep}"] for sweep, overrides in preset["sweeps"].items()]
+    return runs + [plot_step(name, size, out, [str(logs / sweep) for sweep in preset["sweeps"]])]
+
+
+def plot_step(name, size, out, sources, added=()):
+    """The ``plot`` arguments of preset ``name``'s figures at ``size`` in ``OUT/PRESET``
+    from the logs or traces ``sources``, with the methods ``added`` (``[[LABEL, DIR...]]``,
+    ``plot --added``)."""
+    preset, spec = load(name), size_spec(name, size)
+    return ["plot", *map(str, sources), "-o", str(Path(out) / figure_dir(name)),
             *shlex.split(preset["plot"].replace("{passes}", str(spec["passes"]))),
-            *(["--names", name] if preset.get("names") else [])]
-    return runs + [plot]
+            *(["--names", name] if preset.get("names") else []),
+            *(word for method in added for word in ["--added", *map(str, method)])]
 
 
 def distinct_steps(names, size, out, extra=()):
@@ -196,7 +247,7 @@ STARTUP_S = 1.5   # per run, outside its log's times: process start, imports, da
 #                   for 191 runs with their plots, 109 s of it in the runs' logs)
 
 
-def _seconds_per_run(name, size):
+def seconds_per_run(name, size):
     """The mean run time measured for preset ``name`` at ``size`` (``sizes.SIZE.measured``:
     ``runs``, ``run_s``, ``longest_s``, from a reproduction's logs on the README's 2-core
     VM) plus :data:`STARTUP_S`; None without a measurement."""
@@ -206,9 +257,9 @@ def _seconds_per_run(name, size):
 
 def estimate(name, size):
     """``(run seconds, longest run seconds)`` expected for preset ``name`` at ``size``: its
-    runs times :func:`_seconds_per_run`, and the longest run measured; None without a
+    runs times :func:`seconds_per_run`, and the longest run measured; None without a
     measurement."""
-    per_run = _seconds_per_run(name, size)
+    per_run = seconds_per_run(name, size)
     if per_run is None:
         return None
     longest = load(name)["sizes"][size]["measured"]["longest_s"] + STARTUP_S
@@ -222,7 +273,7 @@ def batch_jobs(names, size, out, extra=()):
     plus :data:`STARTUP_S` (0 without a measurement)."""
     jobs = {}
     for name in names:
-        expected = _seconds_per_run(name, size) or 0.0
+        expected = seconds_per_run(name, size) or 0.0
         for step in commands(name, size, out, extra)[:-1]:     # run -m ... hydra.sweep.dir=D
             for job in sweep_jobs(step[2:], step[-1].split("=", 1)[1], expected):
                 jobs.setdefault(job.run_dir, job)
@@ -233,11 +284,11 @@ def _distinct_runs(names, size):
     """``(runs, seconds or None)`` of the presets ``names`` at ``size``, a sweep shared by
     several presets counted once."""
     jobs = batch_jobs(names, size, "OUT")
-    measured = all(_seconds_per_run(name, size) for name in names)
+    measured = all(seconds_per_run(name, size) for name in names)
     return len(jobs), (sum(job.expected_s for job in jobs) if measured else None)
 
 
-def _cost_text(name, size):
+def cost_text(name, size):
     runs, passes = cost(name, size)
     text = f"{size}: {runs} runs of up to {passes:g} pass{'es' * (passes != 1)}"
     expected = estimate(name, size)
@@ -252,92 +303,18 @@ def _replace(words, extra):
     return [word for word in words if key(word) not in given] + list(extra)
 
 
-def configure_parser(parser):
-    parser.add_argument("presets", nargs="*", metavar="PRESET",
-                        help="configs/experiment/PRESET.yaml, or a paper (bcfw: all its "
-                             "presets); none: list them")
-    parser.add_argument("--size", choices=["full", "smoke"],
-                        help="full (the default): the paper's passes and seeds, asked for "
-                             "confirmation at a terminal unless given; smoke: a data subset, "
-                             "few passes, two seeds (about a minute)")
-    parser.add_argument("--out", metavar="DIR",
-                        help="logs go to DIR/logs/SWEEP, figures to DIR/PRESET, the report of "
-                             "every preset in DIR to DIR/report.md (default: "
-                             "results/reproduce/SIZE)")
-    parser.add_argument("--dry-run", action="store_true", help="print the commands only")
-    parser.add_argument("--overwrite-committed", action="store_true",
-                        help="allow an --out that holds results committed to git (refused "
-                             "otherwise, so that a checkout's results are not redrawn by "
-                             "accident)")
-    parser.add_argument("--overrides", nargs="+", default=[], metavar="OVERRIDE",
-                        help="added to every sweep, replacing a value the sweep sets "
-                             "(data=voc for the synthetic scenes), e.g. --overrides "
-                             "hydra/launcher=joblib "
-                             "hydra.launcher.n_jobs=2")
+def smaller_than_full(preset, df):
+    """What makes the logs ``df`` of ``preset`` smaller than its full size (passes, training
+    data), or ``""``."""
+    parts = []
+    passes, full = float(df["effective_pass"].max()), preset["sizes"]["full"]["passes"]
+    if passes < 0.9 * full:
+        parts.append(f"{passes:g} effective passes (full size: {full})")
+    fractions = sorted({m.group(1) for variant in df["data_variant"].dropna().astype(str)
+                        for m in [_SUBSET.search(variant)] if m})
+    if fractions:
+        parts.append(f"the first {', '.join(fractions)} of the training data")
+    return "; ".join(parts)
 
 
-def main(args):
-    if not args.presets:
-        for name in available():
-            preset = load(name)
-            item = f"{preset['paper']} {preset['item']}"
-            print(f"{name:28s} {item:32s} {_cost_text(name, 'full')}; "
-                  f"{_cost_text(name, 'smoke')}")
-        return 0
-    size = args.size or "full"
-    out = Path(args.out or f"results/reproduce/{size}")
-    names = expand(args.presets)
-    hydra = [word for word in args.overrides if is_hydra_override(word)]
-    jobs = batch_jobs(names, size, out, [w for w in args.overrides if w not in hydra])
-    settings = launcher_settings(hydra, out / "logs")
-    parallel, startup_s = workers(settings, len(jobs))
-    passes = max(load(name)["sizes"][size]["passes"] for name in names)
-    steps = distinct_steps(names, size, out, args.overrides)
-    sweeps = sum(step[0] == "run" for step in steps)
-    plan = (f"{size} size: {sweeps} sweep{'s' * (sweeps != 1)}, {len(jobs)} runs of up to "
-            f"{passes:g} passes ({', '.join(names)})")
-    if all(_seconds_per_run(name, size) for name in names):
-        longest = max(estimate(name, size)[1] for name in names) + startup_s
-        wall = max(expected_wall_s(jobs, parallel, startup_s), longest)
-        plan += (f"; measured on a 2-core VM: ~{duration(sum(j.expected_s for j in jobs))} of "
-                 f"run time, ~{duration(wall)} of wall time as one batch on {parallel} "
-                 f"worker{'s' * (parallel > 1)}"
-                 + (" (--overrides hydra/launcher=joblib hydra.launcher.n_jobs=2: two)"
-                    if parallel == 1 else ""))
-    if args.size is None and not args.dry_run and sys.stdin.isatty():
-        answer = input(f"{plan}. Run the full size? [y/N] ")
-        if answer.strip().lower() not in ("y", "yes"):
-            print("nothing run; --size smoke runs a small version in minutes")
-            return 0
-    print(f"# {plan}", flush=True)
-    for step in steps:
-        print("#   ssvmbench " + shlex.join(step), flush=True)
-    if args.dry_run:
-        return 0
-    committed = committed_files(out)
-    if committed and not args.overwrite_committed:
-        raise UserError(f"{out} holds results committed to git (e.g. {committed[0]}): give "
-                        "another --out, or --overwrite-committed to redraw them")
-    for name in names:
-        if name.endswith(".yaml"):                        # the report finds it there
-            (out / figure_dir(name)).mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(name, out / figure_dir(name) / PRESET_COPY)
-    check_jobs(jobs)
-    status = run_batch(jobs, settings)
-    if status:
-        print("ssvmbench reproduce: the plots and the report follow when every run is done: "
-              "run the same command again (finished runs are kept)", file=sys.stderr)
-        return status
-    for step in [commands(name, size, out)[-1] for name in names] + [["report", str(out)]]:
-        print("ssvmbench " + shlex.join(step), flush=True)
-        if _execute(step):
-            raise UserError(f"step failed: ssvmbench {shlex.join(step)}; fix it and run "
-                            "the same command again (finished runs are kept and skipped)")
-    return 0
-
-
-def _execute(step):
-    """Exit code of a plot or report step, run in this process."""
-    from ssvmbench import cli
-
-    return cli.main(step)
+_SUBSET = re.compile(r"first ([0-9.eE-]+) of train")

@@ -7,22 +7,28 @@ figures: the traces ``plot`` wrote beside them (``DIR/<preset>/traces.parquet``)
 report of a committed reproduction is re-derived without its run logs; ``DIR/checks.csv``
 lists the checks' results, and ``DIR/report.html`` shows the same as one interactive page
 (:mod:`ssvmbench.report_page`).
+
+Methods added beside the papers' (``reproduce --with``: rows whose ``added`` column names
+them) are drawn in the figures and compared with the papers' methods
+(:mod:`ssvmbench.comparison`; ``DIR/comparisons.csv``), apart from the checks: the checks,
+their tally and the preset's deviations read the papers' runs only, so that an added curve
+changes no verdict.
 """
 
 import argparse
 import datetime
-import re
 import shlex
 from pathlib import Path
 
 import pandas as pd
 
-from ssvmbench import claims, messages, presets, report_page, traces
+from ssvmbench import claims, comparison, messages, presets, report_page, traces
 from ssvmbench.errors import UserError
+from ssvmbench.files import write_atomically
 from ssvmbench.launchers import SLURM_STARTUP_S
 from ssvmbench.plotting import commands as plot_command
-from ssvmbench.plotting.curves import (BANDS, PANEL, add_suboptimality, aggregate,
-                                      check_panels, curve_labels)
+from ssvmbench.plotting.curves import (BANDS, PANEL, add_suboptimality, added_labels,
+                                      added_rows, aggregate, check_panels, curve_labels)
 from ssvmbench.plotting.names import curves_table, figure_names, load_names
 from ssvmbench.runlog import load_logs
 from ssvmbench.provenance import git_revision
@@ -47,14 +53,17 @@ def main(args):
     if not names:
         raise UserError(f"no preset figures with their {traces.NAME} under {out}; run "
                         f"`ssvmbench reproduce PRESET --out {out}` first")
-    sections, pages, rows, runs, sized = [], [], [], [], {}
+    sections, pages, rows, runs, sized, compared = [], [], [], [], {}, []
     for name in names:
         preset = presets.load(name)
         df = load_logs(_traces(name, out))
         check_panels(df)
         runs.append(df.drop_duplicates("run"))
         options, drawn = plotted(preset, df)
-        verdicts = check_preset(preset, options, drawn)
+        verdicts = check_preset(preset, options, drawn[~added_rows(drawn)])
+        lines, table = compare_added(preset, options, drawn)
+        compared.append(table.assign(preset=presets.figure_dir(name),
+                                     item=f"{preset['paper']} {preset['item']}"))
         checks = [{"preset": presets.figure_dir(name),
                    "item": f"{preset['paper']} {preset['item']}",
                    "check": claims.describe(check), "result": verdict.word,
@@ -63,28 +72,94 @@ def main(args):
                    "deviation": check.get("not_comparable", "")}
                   for check, verdict in verdicts]
         rows += checks
-        sized[name] = _deviations(name, preset, df)
+        sized[name] = _deviations(name, preset, df[~added_rows(df)])
         compute = compute_time(runs[-1])
+        extra = _added_compute(df)
         sections.append(_section(name, preset, out, verdicts, compute, sized[name],
-                                 _curves(name, preset, df)))
+                                 _curves(name, preset, df))
+                        + _comparison_section(lines, table, extra))
         pages.append(report_page.section(
             preset, out / presets.figure_dir(name), options, drawn,
             [(check["y"], row) for (check, _), row in zip(verdicts, checks)], sized[name],
-            _compute(*compute)))
+            _compute(*compute), lines, extra))
     table = pd.DataFrame(rows, columns=["preset", "item", "check", "result", "detail", "quote",
                                         "why", "deviation"])
-    table.to_csv(out / "checks.csv", index=False)
+    write_atomically(out / "checks.csv", lambda file: table.to_csv(file, index=False))
+    comparisons = pd.concat(compared, ignore_index=True)
+    if len(comparisons):
+        write_atomically(out / COMPARISONS, lambda file: comparisons[
+            ["preset", "item", *comparison.TABLE]].to_csv(file, index=False))
+    else:
+        (out / COMPARISONS).unlink(missing_ok=True)     # no added method: none to compare
     total = compute_time(pd.concat(runs).drop_duplicates("run"))
     small = sorted({presets.figure_dir(name) for name, deviations in sized.items()
                     if "size" in deviations})
     title, notes = f"Reproduction report: {out}", _notes(out, table, total, small, stale)
-    (out / "report.md").write_text("\n".join([f"# {title}", "", *notes, _summary(table), ""])
-                                   + "\n".join(sections))
-    (out / "report.html").write_text(report_page.page(title, notes, table, pages))
+    text = "\n".join([f"# {title}", "", *notes, _summary(table), ""]) + "\n".join(sections)
+    write_atomically(out / "report.md", lambda file: file.write(text.encode()))
+    page = report_page.page(title, notes, table, pages)
+    write_atomically(out / "report.html", lambda file: file.write(page.encode()))
     print(out / "report.md")
     print(out / "checks.csv")
+    if len(comparisons):
+        print(out / COMPARISONS)
     print(out / "report.html")
     return 0
+
+
+COMPARISONS = "comparisons.csv"   # the added methods against the papers' (comparison.TABLE)
+
+
+def compare_added(preset, options, drawn):
+    """``([(y, line)], table)``: per figure (``y`` of the plot options) and curve of an
+    added method its :func:`~ssvmbench.comparison.headline`, and the measures against every
+    paper curve of the figure (:data:`~ssvmbench.comparison.TABLE`), on the rows ``drawn``
+    (:func:`plotted`) and the figure's centre lines and bands."""
+    labels = added_labels(drawn)
+    lines, tables = [], []
+    if not labels:
+        return lines, pd.DataFrame(columns=comparison.TABLE)
+    center = BANDS[options.band][0]
+    for y in options.y:
+        stats = aggregate(drawn, y)
+        quantity, log_scale = plot_command.FIGURES[y]
+        pairs = comparison.pairs(stats, y, labels, center, log_scale)
+        named = figure_names([stats], preset.get("names") or {}, labels)
+        for label in sorted(set(pairs["method"])):
+            lines.append((y, comparison.headline(pairs, y, quantity, label, named, _panel_name,
+                                                 log_scale)))
+        tables.append(comparison.table(pairs, y, named, _panel_name, log_scale))
+    return lines, pd.concat(tables, ignore_index=True)
+
+
+def _panel_name(row):
+    """A panel's name in a comparison: ``ocr, λ=0.01`` (``1/n`` where the figure says so)."""
+    return f"{row['data']}, λ={plot_command.lambda_label(row['regularization'], row['n'])}"
+
+
+def _added_compute(df):
+    """The compute sentence of the added methods' runs, or ``""`` without any."""
+    runs = df[added_rows(df)].drop_duplicates("run")
+    if runs.empty:
+        return ""
+    count, total, longest = compute_time(runs)
+    return (f"{count} runs of the added methods, {messages.duration(total)} of run time, "
+            f"longest {messages.duration(longest)}")
+
+
+def _comparison_section(lines, table, compute):
+    """Markdown: how the added methods compare (headlines, the measures' table, compute)."""
+    if not lines:
+        return ""
+    parts = ["", "### The added methods against the paper's", "",
+             "Apart from the checks above, which read the paper's runs only: per figure, the "
+             "added curve against the best paper method of each panel at the end, then "
+             "against every paper curve (measures: docs/guide/compare.md).", ""]
+    parts += [f"- {line}" for _, line in lines]
+    parts += ["", plot_command.markdown(table.drop(columns=["versus_curve", "ours_end",
+                                                           "theirs_end"])),
+              f"Compute: {compute}.", ""]
+    return "\n".join(parts)
 
 
 def _traces(name, out):
@@ -223,28 +298,11 @@ def _deviations(name, preset, df):
         deviations["seeds"] = (f"{ran} random run{'s' * (ran > 1)} per curve here, {full} in "
                                f"the paper (`ssvmbench reproduce {name} --size full` runs them "
                                "all; finished runs are kept)")
-    size = smaller_than_full(preset, df)
+    size = presets.smaller_than_full(preset, df)
     if size:
         deviations["size"] = (f"{size}: a run of the pipeline, not of the paper's setting "
                               f"(`ssvmbench reproduce {name} --size full`)")
     return deviations
-
-
-def smaller_than_full(preset, df):
-    """What makes these logs smaller than the preset's full size (passes, training data),
-    or ``""``."""
-    parts = []
-    passes, full = float(df["effective_pass"].max()), preset["sizes"]["full"]["passes"]
-    if passes < 0.9 * full:
-        parts.append(f"{passes:g} effective passes (full size: {full})")
-    fractions = sorted({m.group(1) for variant in df["data_variant"].dropna().astype(str)
-                        for m in [_SUBSET.search(variant)] if m})
-    if fractions:
-        parts.append(f"the first {', '.join(fractions)} of the training data")
-    return "; ".join(parts)
-
-
-_SUBSET = re.compile(r"first ([0-9.eE-]+) of train")
 
 
 def _section(name, preset, out, verdicts, compute, deviations, curves):

@@ -16,10 +16,13 @@ from ssvmbench.plotting import html
 from ssvmbench.plotting.curves import provenance
 
 
-def section(preset, folder, options, df, checks, deviations, compute):
+def section(preset, folder, options, df, checks, deviations, compute, compared=(),
+            added_compute=""):
     """One preset's ``<section>`` (id ``preset-FOLDER``): ``options`` its parsed plot
     options, ``df`` the rows its figures draw, ``checks`` ``[(y column, checks.csv row)]``,
-    ``deviations`` ``{id: text}``, ``compute`` a sentence."""
+    ``deviations`` ``{id: text}``, ``compute`` a sentence; ``compared``: ``[(y column,
+    line)]``, how the added methods compare (:func:`ssvmbench.report.compare_added`), shown
+    beside their figure under the checks, ``added_compute`` their runs' compute."""
     name = folder.name
     figures = plot_command.interactive(df, options.y, options.x, options.band, prefix=name,
                                        mapping=preset.get("names") or {})
@@ -33,6 +36,9 @@ def section(preset, folder, options, df, checks, deviations, compute):
     for y, fig in figures.items():
         cards = "\n".join(_check(row) for row in beside[y]) or (
             "<p>No automatic check of this figure: the claim is read off it.</p>")
+        cards += "".join(f"\n<div class=\"comparison\"><b>Added method</b> (not a check of "
+                         f"the paper): {html.markup(line)}</div>"
+                         for column, line in compared if column == y)
         parts.append(f"<div class=\"row\"><div class=\"plot\"><h3>"
                      f"{html.markup(plot_command.FIGURES[y][0])}</h3>\n{html.figure_html(fig)}"
                      f"</div>\n<div class=\"checks\">\n{cards}\n</div></div>")
@@ -49,7 +55,10 @@ def section(preset, folder, options, df, checks, deviations, compute):
     runs = runs.assign(run=[os.path.relpath(run, folder.parent) for run in runs["run"]])
     parts += [f"<h3>Runs</h3>\n<p>Each curve's runs and their configuration "
               f"(<a href=\"{name}/provenance.csv\">{name}/provenance.csv</a>):</p>",
-              html.runs_html(runs), f"<p>Compute: {html.markup(compute)}</p>", "</section>"]
+              html.runs_html(runs), f"<p>Compute: {html.markup(compute)}</p>"]
+    if added_compute:
+        parts.append(f"<p>Added methods: {html.markup(added_compute)}.</p>")
+    parts.append("</section>")
     return "\n".join(parts)
 
 

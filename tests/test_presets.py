@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from ssvmbench import presets as presets_module
+from ssvmbench import reproduce as reproduce_module
 from ssvmbench.errors import UserError
 from ssvmbench.plotting import commands as plot_command
 from ssvmbench.presets import available, commands, expand, load
@@ -194,8 +195,8 @@ def test_reproduce_says_what_each_size_costs_and_asks_before_the_full_size(monke
     assert presets_module.cost("bcfw_figure2_ocr", "full") == (96, 100)
     assert presets_module.cost("bcfw_figure2_ocr", "smoke")[0] == 24
     parser = argparse.ArgumentParser()
-    presets_module.configure_parser(parser)
-    assert presets_module.main(parser.parse_args([])) == 0
+    reproduce_module.configure_parser(parser)
+    assert reproduce_module.main(parser.parse_args([])) == 0
     listed = capsys.readouterr().out
     assert "full: 96 runs of up to 100 passes, ~34.7 min of run time; smoke: 24 runs" in listed
     measured = load("bcfw_figure2_ocr")["sizes"]["full"]["measured"]
@@ -207,8 +208,8 @@ def test_reproduce_says_what_each_size_costs_and_asks_before_the_full_size(monke
     monkeypatch.setattr("sys.stdin.isatty", lambda: True)
     monkeypatch.setattr("builtins.input", lambda prompt: "n")
     ran = []
-    monkeypatch.setattr(presets_module, "_execute", lambda step: ran.append(step) or 0)
-    assert presets_module.main(parser.parse_args(["bcfw_figure2_ocr"])) == 0
+    monkeypatch.setattr(reproduce_module, "_execute", lambda step: ran.append(step) or 0)
+    assert reproduce_module.main(parser.parse_args(["bcfw_figure2_ocr"])) == 0
     assert not ran and "nothing run" in capsys.readouterr().out
 
 
@@ -229,7 +230,7 @@ def test_a_reproduction_is_one_batch_of_distinct_runs_longest_first():
     assert [job.expected_s for job in ordered] == sorted(
         (job.expected_s for job in jobs), reverse=True)
     assert {job.expected_s for job in alone[1]} == {
-        presets_module._seconds_per_run("bcfw_figure1de_conll", "full")}
+        presets_module.seconds_per_run("bcfw_figure1de_conll", "full")}
 
 
 def test_the_papers_table_rows_live_in_their_presets(tmp_path, monkeypatch):

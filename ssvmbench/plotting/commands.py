@@ -14,9 +14,10 @@ from ssvmbench import traces
 from ssvmbench.errors import UserError
 from ssvmbench.metrics import registered as registered_metrics
 from ssvmbench.plotting import html
-from ssvmbench.plotting.curves import (BANDS, DERIVED, NO_REFERENCE, OBJECTIVE, PANEL,
-                                      add_suboptimality, aggregate, check_panels, curve_labels,
-                                      provenance, summary, with_bands)
+from ssvmbench.plotting.curves import (ADDED, BANDS, DERIVED, NO_REFERENCE, OBJECTIVE, PANEL,
+                                      add_suboptimality, added_labels, added_rows, aggregate,
+                                      check_panels, curve_labels, provenance, summary,
+                                      with_bands)
 from ssvmbench.plotting.layout import LABEL_WIDTH, TITLE_WIDTH, legend_below, wrap
 from ssvmbench.plotting.names import curves_table, figure_names, load_names
 from ssvmbench.plotting.sap_tables import best_within, latex
@@ -78,6 +79,12 @@ def configure_parser(parser):
                              "SC-SVRG-adapt, not sc_svrg-average-...) or by a YAML file "
                              "mapping curve labels or patterns ({K} matches any text) to "
                              "names; summary.md lists the curves behind each name")
+    parser.add_argument("--added", nargs="+", action="append", metavar=("LABEL", "DIR"),
+                        help="draw the runs under DIR... (or a traces file) as the method "
+                             "LABEL added beside the others: its own colour, its label as "
+                             "its name, always drawn (whatever --methods says), and no say "
+                             "in the suboptimality reference; repeatable "
+                             "(`ssvmbench reproduce --with` uses it)")
     parser.add_argument("--html", action="store_true",
                         help=f"also write OUTDIR/{HTML}: the figures as one interactive page "
                              "(hover, click-to-hide legend, log / linear and x-axis switches, "
@@ -86,7 +93,7 @@ def configure_parser(parser):
 
 def main(args):
     mapping = load_names(args.names) if args.names else {}
-    logged = load_logs(*args.logs)
+    logged = with_added(load_logs(*args.logs), args.added or [])
     check_panels(logged)
     df = add_suboptimality(logged, read_optimum(args.optimum))
     if args.methods:
@@ -103,8 +110,8 @@ def main(args):
                           "suboptimality curve; plot --y primal, add a run with a dual (e.g. "
                           "BCFW) or give --optimum FILE.csv")
     stats = {y: aggregate(df, y, args.x) for y in args.y}
-    names = figure_names(stats.values(), mapping)
-    styles = curve_styles(list(names), names)
+    names = figure_names(stats.values(), mapping, added_labels(df))
+    styles = curve_styles(list(names), names, added_methods(df))
     written = []
     for y in args.y:
         ylabel, log_y = FIGURES[y]
@@ -116,7 +123,8 @@ def main(args):
     written += [out / "provenance.csv", out / "summary.csv", out / "summary.md"]
     _relative_runs(provenance(df), out).to_csv(written[-3], index=False)
     table.to_csv(written[-2], index=False)
-    behind = markdown(curves_table(df.assign(method=curve_labels(df)), names))
+    behind = markdown(curves_table(df.assign(method=curve_labels(df)), names,
+                                   added_methods(df)))
     written[-1].write_text(f"Curves (their name in the figures, the runs and the settings they "
                            f"share):\n\n{behind}\nRuns (the last checkpoint of each):\n\n"
                            + markdown(table.drop(columns="run")))
@@ -138,6 +146,25 @@ def main(args):
     for path in written:
         print(path)
     return 0
+
+
+def with_added(logged, added):
+    """The rows ``logged`` and those of each added method of ``added`` (``[[LABEL, DIR,
+    ...]]``, ``plot --added``), whose ``method`` and :data:`ADDED` column are its label."""
+    frames = [logged]
+    for label, *sources in added:
+        if not sources:
+            raise UserError(f"--added {label}: give the label, then the folders of its runs")
+        if label in set(logged["method"].dropna()) | set(curve_labels(logged)):
+            raise UserError(f"--added {label}: a curve of the other runs has that name; "
+                            "give the added method another label")
+        frames.append(load_logs(*sources).assign(method=label, **{ADDED: label}))
+    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else logged
+
+
+def added_methods(df):
+    """The labels of the methods added beside the others (:data:`ADDED`), in order."""
+    return sorted(set(df.loc[added_rows(df), ADDED].astype(str))) if ADDED in df else []
 
 
 def default_out(first):
@@ -223,8 +250,8 @@ def interactive(df, ys, x, band, prefix="figure", mapping=None):
         for column in xs:
             if column != "effective_pass":
                 stats[y][column] = aggregate(df, y, column)[column]
-    names = figure_names(stats.values(), mapping or {})
-    styles = curve_styles(list(names), names)
+    names = figure_names(stats.values(), mapping or {}, added_labels(df))
+    styles = curve_styles(list(names), names, added_methods(df))
     figures = {}
     for y in ys:
         ylabel, log_y = FIGURES[y]
@@ -276,13 +303,14 @@ def _relative_runs(table, out):
 
 
 def only(df, methods):
-    """The rows of the curves named in ``methods``; unknown names are refused."""
+    """The rows of the curves named in ``methods`` and of every added method
+    (:func:`~ssvmbench.plotting.curves.added_rows`); unknown names are refused."""
     labels = pd.Series(curve_labels(df), index=df.index)
     unknown = sorted(set(methods) - set(labels))
     if unknown:
         raise UserError(f"--methods: no curve named {unknown} in the logs; "
                         f"available: {sorted(labels.unique())}")
-    return df[labels.isin(methods)]
+    return df[labels.isin(methods) | added_rows(df)]
 
 
 def read_optimum(path):

@@ -22,6 +22,24 @@ SUMMARY = ["data", "lambda", "solver", "method", "iterate", "seed", "status", "e
            "run"]
 
 
+# the column that marks the rows of a method added to a figure (``plot --added``, ``reproduce
+# --with``): its label; empty for the runs a figure is about (a paper's methods)
+ADDED = "added"
+
+
+def added_rows(df):
+    """Whether each row belongs to an added method (:data:`ADDED`)."""
+    if ADDED not in df:
+        return pd.Series(False, index=df.index)
+    return df[ADDED].notna() & (df[ADDED].astype("string") != "")
+
+
+def added_labels(df):
+    """The curve labels (:func:`curve_labels`) of the added methods' rows."""
+    rows = df[added_rows(df)]
+    return set(curve_labels(rows)) if len(rows) else set()
+
+
 def method_label(solver, iterate):
     """``bcfw`` for the raw iterate, ``bcfw-wavg`` for an average (BCFW Figure 1 names)."""
     return solver if iterate == "raw" else f"{solver}-{iterate}"
@@ -67,7 +85,9 @@ def add_suboptimality(df, optimum=None):
     """Add ``suboptimality`` = primal − reference and ``reference`` (its kind) per dataset,
     variant and λ. The reference is the user's ``optimum[(data, lambda)]`` if given, else the
     best (largest) finite dual objective over all rows of the group (BCFW Appendix F): a
-    bound no plotted primal curve defines. A group without either has no suboptimality
+    bound no plotted primal curve defines; the rows of added methods (:func:`added_rows`)
+    do not count where other rows are there, so that a method put beside a paper's moves
+    none of the paper's curves. A group without either has no suboptimality
     (NaN; reference ``none``): the best primal seen would send the curve that reached it to
     0. A best dual further than :data:`LOOSE_REFERENCE` below the best primal is warned about
     (the curves flatten at that gap)."""
@@ -76,8 +96,10 @@ def add_suboptimality(df, optimum=None):
     kind = pd.Series("", index=df.index, dtype=object)
     if "l1" not in df:
         df["l1"] = 0.0
+    added = added_rows(df)
     for (data, _, lam, _), rows in df.groupby(OBJECTIVE, dropna=False).groups.items():
-        dual, primal = df.loc[rows, "dual"], df.loc[rows, "primal"]
+        basis = rows[~added[rows].to_numpy()] if not added[rows].all() else rows
+        dual, primal = df.loc[basis, "dual"], df.loc[rows, "primal"]
         given = _given(optimum, data, lam)
         if given is not None:
             value, source = given, "given optimum"

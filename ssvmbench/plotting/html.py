@@ -42,6 +42,8 @@ code { background: #f3f3f3; padding: 0 0.2em; }
 .verdict.reproduced { background: #d8f0d8; }
 .verdict.not-reproduced { background: #f6d5d5; }
 .verdict.n-a, .verdict.not-comparable-here { background: #eee; }
+.comparison { border: 2px solid #333; border-radius: 6px; padding: 0.5em 0.8em;
+              margin-bottom: 0.6em; background: #fafafa; }
 details { margin: 0.3em 0; }
 summary { cursor: pointer; }
 """
@@ -80,7 +82,8 @@ def figure(panels, xs, x, log_y, styles, band, div_id, names=None):
             fig.add_trace(go.Scatter(
                 x=_values(curve[x]), y=_values(curve[center]), mode="lines", name=name,
                 legendgroup=name, showlegend=name not in shown,
-                line={"color": color, "dash": dash(style.get("linestyle", "-")), "width": 2},
+                line={"color": color, "dash": dash(style.get("linestyle", "-")),
+                      "width": 2 * style.get("linewidth", 1.5) / 1.5},
                 customdata=np.column_stack([_values(curve[c]) for c, _, _ in hover]).tolist(),
                 hovertemplate=f"<b>{html.escape(name)}</b><br>{html.escape(ylabel)} "
                               "%{y:.4g}" + "".join(f"<br>{label} %{{customdata[{k}]:{fmt}}}"

@@ -78,11 +78,12 @@ def name_of(label, names):
     return label
 
 
-def paper_names(labels, names=None, panels=()):
+def paper_names(labels, names=None, panels=(), own=()):
     """``{label: name}`` for the curve labels ``labels`` under ``names``; ``panels``: sets
     of labels drawn in one panel, whose names are made different by adding the settings
-    of their labels that differ (:func:`settings_apart`)."""
-    named = {label: name_of(label, names or {}) for label in labels}
+    of their labels that differ (:func:`settings_apart`); the labels ``own`` (an added
+    method's curves) keep their own name."""
+    named = {label: label if label in own else name_of(label, names or {}) for label in labels}
     for panel in panels:
         by_name = {}
         for label in sorted(panel):
@@ -94,13 +95,14 @@ def paper_names(labels, names=None, panels=()):
     return named
 
 
-def figure_names(stats, names):
+def figure_names(stats, names, own=()):
     """``{label: name}`` of the curves in ``stats`` (:func:`~ssvmbench.plotting.curves.
     aggregate` tables, one per figure of a plot) under ``names``, curves that share a panel
-    kept apart."""
+    kept apart; the labels ``own`` keep their own name (:func:`paper_names`)."""
     curves = pd.concat([table[PANEL + ["method"]] for table in stats])
     return paper_names(curves["method"].unique(), names,
-                       [set(panel) for _, panel in curves.groupby(PANEL, dropna=False)["method"]])
+                       [set(panel) for _, panel in curves.groupby(PANEL, dropna=False)["method"]],
+                       own)
 
 
 def settings_apart(labels):
@@ -112,12 +114,12 @@ def settings_apart(labels):
             for label, parts in settings.items()}
 
 
-def curves_table(df, named):
+def curves_table(df, named, added=()):
     """Per name in the figure (in the legend's order), the curve labels behind it, their
     runs and the settings they share (the command-line overrides common to their runs,
     seed aside: what differs between the runs of a curve, such as its panel's lambda,
     drops out). ``df``: the plotted rows, ``method`` the curve label; ``named``:
-    :func:`paper_names`."""
+    :func:`paper_names`; ``added``: the added methods' labels (their own look, last)."""
     rows = []
     for label, runs in df.drop_duplicates(["run", "method"]).groupby("method"):
         listed = [_overrides(text) for text in runs.get("overrides", pd.Series()).dropna()]
@@ -128,7 +130,7 @@ def curves_table(df, named):
                      "runs": f"{len(runs)} ({seeds} seed{'s' * (seeds != 1)})",
                      "settings": " ".join(shared)})
     table = pd.DataFrame(rows, columns=["in the figure", "our curve", "runs", "settings"])
-    legend = list(curve_styles(table["our curve"], named))        # the legend's order
+    legend = list(curve_styles(table["our curve"], named, added))   # the legend's order
     return table.sort_values("our curve", key=lambda labels: labels.map(legend.index)
                              ).reset_index(drop=True)
 

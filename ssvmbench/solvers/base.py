@@ -74,26 +74,8 @@ class Solver(ABC):
         self.lam = float(lam)
         self.l1 = float(l1)
         self.objective = Objective(self.lam, self.l1)
-        if self.l1 > 0 and not self.elastic_net:
-            raise Incompatible(f"solver {self.name} minimizes the L2-regularized objective; "
-                            f"l1={self.l1:g} > 0 (or rho1 > 0) needs solver=sap")
-        if not self.runs_on(type(task)):
-            raise Incompatible(f"solver {self.name} runs on {' and '.join(self.task_kinds())} "
-                               f"tasks, not on {task.kind} (data={task.dataset.name}): "
-                               f"{self._lacks(type(task))}")
         self.oracle = oracle or Oracle()
-        if self.oracle.name not in self.oracles:
-            raise Incompatible(f"solver {self.name} takes oracle={'|'.join(self.oracles)}, not "
-                            f"oracle={self.oracle.name} (the top-K and exp oracles go with "
-                            f"solvers sgd, svrg and sc_svrg)")
-        if self.oracle.name not in task.oracles:
-            raise Incompatible(f"oracle={self.oracle.name} is intractable on {task.kind} tasks "
-                            f"(data={task.dataset.name}; Casimir Table 1): use "
-                            f"oracle={'|'.join(task.oracles)}")
-        if self.oracle.ties not in task.topk_ties:
-            raise Incompatible(f"oracle.ties={self.oracle.ties} is not an order of the top-K "
-                               f"oracle of {task.kind} tasks (data={task.dataset.name}); it "
-                               f"breaks ties as: {'|'.join(task.topk_ties)}")
+        self.check_compatible(task, self.oracle, self.l1)
         self.opts = self._check_options(dict(options))
         self.rng = np.random.default_rng(seed)
         self.iterate_names = list(self.opts.pop("iterates", self.default_iterates))
@@ -104,6 +86,31 @@ class Solver(ABC):
         self.steps = 0
         self._order = np.zeros(0, dtype=np.int64)
         self._pos = 0
+
+    @classmethod
+    def check_compatible(cls, task, oracle, l1=0.0):
+        """Raise :class:`~ssvmbench.errors.Incompatible`, saying why, when the solver cannot
+        run on ``task`` with ``oracle`` and the L1 weight ``l1`` (its declarations: the
+        objective, the kernels, the oracles, the top-K tie order)."""
+        if l1 > 0 and not cls.elastic_net:
+            raise Incompatible(f"solver {cls.name} minimizes the L2-regularized objective; "
+                               f"l1={l1:g} > 0 (or rho1 > 0) needs solver=sap")
+        if not cls.runs_on(type(task)):
+            raise Incompatible(f"solver {cls.name} runs on {' and '.join(cls.task_kinds())} "
+                               f"tasks, not on {task.kind} (data={task.dataset.name}): "
+                               f"{cls._lacks(type(task))}")
+        if oracle.name not in cls.oracles:
+            raise Incompatible(f"solver {cls.name} takes oracle={'|'.join(cls.oracles)}, not "
+                               f"oracle={oracle.name} (the top-K and exp oracles go with "
+                               f"solvers sgd, svrg and sc_svrg)")
+        if oracle.name not in task.oracles:
+            raise Incompatible(f"oracle={oracle.name} is intractable on {task.kind} tasks "
+                               f"(data={task.dataset.name}; Casimir Table 1): use "
+                               f"oracle={'|'.join(task.oracles)}")
+        if oracle.ties not in task.topk_ties:
+            raise Incompatible(f"oracle.ties={oracle.ties} is not an order of the top-K "
+                               f"oracle of {task.kind} tasks (data={task.dataset.name}); it "
+                               f"breaks ties as: {'|'.join(task.topk_ties)}")
 
     @classmethod
     def runs_on(cls, task_class):
