@@ -95,6 +95,11 @@ def main(args):
     small = sorted({presets.figure_dir(name) for name, deviations in sized.items()
                     if "size" in deviations})
     title, notes = f"Reproduction report: {out}", _notes(out, table, total, small, stale)
+    if len(comparisons):
+        methods = "; ".join(sorted(set().union(*(plot_command.added_methods(r) for r in runs))))
+        notes += [f"**Added methods** ({methods}): drawn in every figure where they ran and "
+                  f"compared with the papers' methods beside each figure ({COMPARISONS}); "
+                  "the checks and their tally read the papers' runs only.", ""]
     text = "\n".join([f"# {title}", "", *notes, _summary(table), ""]) + "\n".join(sections)
     write_atomically(out / "report.md", lambda file: file.write(text.encode()))
     page = report_page.page(title, notes, table, pages)

@@ -22,7 +22,7 @@ def section(preset, folder, options, df, checks, deviations, compute, compared=(
     options, ``df`` the rows its figures draw, ``checks`` ``[(y column, checks.csv row)]``,
     ``deviations`` ``{id: text}``, ``compute`` a sentence; ``compared``: ``[(y column,
     line)]``, how the added methods compare (:func:`ssvmbench.report.compare_added`), shown
-    beside their figure under the checks, ``added_compute`` their runs' compute."""
+    beside their figure above its checks, ``added_compute`` their runs' compute."""
     name = folder.name
     figures = plot_command.interactive(df, options.y, options.x, options.band, prefix=name,
                                        mapping=preset.get("names") or {})
@@ -34,11 +34,11 @@ def section(preset, folder, options, df, checks, deviations, compute, compared=(
              f"(<code>{escape(name)}</code>)</h2>",
              f"<blockquote>{html.markup(preset['claim'])}</blockquote>"]
     for y, fig in figures.items():
-        cards = "\n".join(_check(row) for row in beside[y]) or (
+        cards = "".join(f"<div class=\"comparison\"><b>Added method</b> (not a check of "
+                        f"the paper): {html.markup(line)}</div>\n"
+                        for column, line in compared if column == y)
+        cards += "\n".join(_check(row) for row in beside[y]) or (
             "<p>No automatic check of this figure: the claim is read off it.</p>")
-        cards += "".join(f"\n<div class=\"comparison\"><b>Added method</b> (not a check of "
-                         f"the paper): {html.markup(line)}</div>"
-                         for column, line in compared if column == y)
         parts.append(f"<div class=\"row\"><div class=\"plot\"><h3>"
                      f"{html.markup(plot_command.FIGURES[y][0])}</h3>\n{html.figure_html(fig)}"
                      f"</div>\n<div class=\"checks\">\n{cards}\n</div></div>")

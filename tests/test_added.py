@@ -200,3 +200,19 @@ def test_with_from_a_smoke_reproduction_keeps_the_paper_checks(data_root, tmp_pa
     assert page.count('class="comparison"') >= 2 and "BCFW, perm" in page
     summary = (mine / "bcfw_figure3_ocr" / "summary.md").read_text()
     assert "| BCFW, perm |" in summary
+
+
+def test_the_committed_example_is_re_derived_from_its_traces(tmp_path):
+    """results/examples/compare_gap_bcfw: the report, its checks (equal to the committed
+    reproduction's for the same preset) and the comparison come back from the traces."""
+    example = COMMITTED.parent / "examples" / "compare_gap_bcfw"
+    copy = tmp_path / "example"
+    (copy / "bcfw_figure2_ocr").mkdir(parents=True)
+    (copy / "bcfw_figure2_ocr" / "traces.parquet").write_bytes(
+        (example / "bcfw_figure2_ocr" / "traces.parquet").read_bytes())
+    ssvmbench("report", str(copy), cwd=tmp_path)
+    for table in ("checks.csv", "comparisons.csv"):
+        assert (copy / table).read_bytes() == (example / table).read_bytes(), table
+    paper = pd.read_csv(COMMITTED / "checks.csv", keep_default_na=False)
+    assert pd.read_csv(example / "checks.csv", keep_default_na=False).equals(
+        paper[paper["preset"] == "bcfw_figure2_ocr"].reset_index(drop=True))

@@ -242,3 +242,26 @@ def test_the_axis_switches_change_the_axes(driver):
     WebDriverWait(driver, 10).until(
         lambda d: d.execute_script(layout, figure)["xaxis"]["title"]["text"] == "oracle calls")
     assert driver.execute_script(first_x, figure) != passes
+
+
+EXAMPLE = COMMITTED.parent / "examples" / "compare_gap_bcfw"
+
+
+@in_one_browser
+def test_an_added_method_has_its_colour_in_every_panel_and_its_comparison_beside(driver):
+    """The committed example of `reproduce --with` (issue 42): the added method's curves in
+    every panel of every figure in one colour no paper curve has, and one comparison card
+    per added curve beside each figure."""
+    _load(driver, EXAMPLE / "report.html")
+    figures = driver.execute_script("""
+        return [...document.querySelectorAll('.plotly-graph-div')].map(d => [d.id,
+            d.data.filter(t => t.mode === 'lines' && t.name.startsWith('BCFW, gap sampling'))
+                  .map(t => [t.xaxis || 'x', t.line.color]),
+            d.data.filter(t => t.mode === 'lines' && t.showlegend !== false
+                          && !t.name.startsWith('BCFW, gap sampling')).map(t => t.line.color),
+            d.closest('.row').querySelectorAll('.comparison').length]);""")
+    assert len(figures) == 2
+    for name, ours, theirs, cards in figures:
+        assert {axis for axis, _ in ours} == {"x", "x2", "x3"}, name      # every panel
+        assert len({color for _, color in ours}) == 1 and not {c for _, c in ours} & set(theirs)
+        assert cards == 2, name                                   # raw and wavg
