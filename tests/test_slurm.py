@@ -159,3 +159,17 @@ def test_a_time_limit_shorter_than_the_warning_is_refused_before_submitting(clus
                        cwd=tmp_path, check=False)
     assert result.returncode == 2 and "signal_delay_s" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1 and _no_jobs_left()
+
+
+def test_a_method_added_to_a_preset_runs_on_slurm_like_any_batch(data_root, cluster, tmp_path):
+    """`reproduce --with` (issue 42): the papers' runs and the added method's go as one array;
+    the method's elastic-net runs, which it cannot make, are left out in one line first."""
+    out = tmp_path / "out"
+    result = ssvmbench("reproduce", "sap_figure1_ocr", "--size", "smoke", "--out", str(out),
+                       "--with", "solver=bcfw", "solver.sampling=permutation", "--as", "P",
+                       "--overrides", *SLURM, cwd=tmp_path, timeout=900)
+    assert result.stdout.count("skipped: P on sap_ocr (sap_figure1_ocr, 2 of 4 runs)") == 1
+    assert "submitted as SLURM job" in result.stdout and "finished     10" in result.stdout
+    assert len(list((out / "logs" / "added").rglob("run.h5"))) == 2      # rho1 = 0, 2 folds
+    compared = pd.read_csv(out / "comparisons.csv")
+    assert set(compared["method"]) == {"P", "P-wavg"} and "- P in " in (out / "report.md").read_text()
