@@ -6,7 +6,7 @@ it runs the preset's ``with`` sweeps (:func:`ssvmbench.presets.added_sweeps`: th
 data, λ values, seeds, pass budget and checkpoints) into
 ``OUT/logs/added/FOLDER/SWEEP``, and its curves join the preset's figures under its label
 (``plot --added``). Runs it cannot make (the task's kernels or oracles, the objective, the
-loss: :meth:`~ssvmbench.solvers.base.Solver.check_compatible`) are left out before anything
+loss: :func:`~ssvmbench.solvers.check_compatible`) are left out before anything
 runs, one line per sweep and reason (:func:`plan`).
 """
 
@@ -22,7 +22,7 @@ from ssvmbench.data import load_split
 from ssvmbench.errors import Incompatible, UserError
 from ssvmbench.runlog import override_key
 from ssvmbench.settings import oracle, resolve_objective
-from ssvmbench.solvers import solver_class
+from ssvmbench.solvers import check_compatible, solver_class
 from ssvmbench.tasks import make_task
 
 
@@ -152,7 +152,7 @@ def incompatibility(cfg):
     try:
         task = _task(OmegaConf.to_yaml(cfg.data, resolve=True), cfg.loss)
         _, l1 = resolve_objective(cfg, task.n)
-        solver.check_compatible(task, oracle(cfg), l1)
+        check_compatible(solver, task, oracle(cfg), l1)
     except Incompatible as err:
         return str(err)
     return None

@@ -233,6 +233,19 @@ def metrics_for(dataset):
     return [m for m in registered().values() if m.applies(dataset)]
 
 
+def check_split_metric(split, task):
+    """Refuse, before any training, a split whose default metric (``split.metric``, the log's
+    ``test_metric``) does not apply to its test data (``task``: the task's description, for
+    the message)."""
+    names = [m.name for m in metrics_for(split.test)]
+    if split.metric not in names:
+        raise UserError(f"data={split.test.name}: its loader names the test metric "
+                        f"{split.metric!r}, which does not apply to its test split ({task}); "
+                        f"metrics that apply: {names or 'none'}: set SplitData(metric=...) to "
+                        "one of them, or register a metric for this data (entry point "
+                        "ssvmbench.metrics)")
+
+
 def test_scores(dataset, predictions):
     """``{test_<name>: value}`` of every metric that applies to ``dataset``."""
     return {m.column: m.score(dataset, predictions) for m in metrics_for(dataset)}

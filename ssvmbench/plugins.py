@@ -4,9 +4,12 @@ solvers (group ``ssvmbench.solvers``: ``NAME = "module:SolverClass"``), datasets
 :class:`~ssvmbench.data.sequences.SplitData`) and metrics (``ssvmbench.metrics``: ``NAME =
 "module:metric"``, a :class:`~ssvmbench.metrics.Metric`)."""
 
+import contextlib
+import logging
+import os
 from importlib.metadata import entry_points
 
-from ssvmbench.errors import UserError
+from ssvmbench.errors import PluginError, UserError
 
 
 def load(group, kind, built_in, accept, name_of):
@@ -30,3 +33,24 @@ def load(group, kind, built_in, accept, name_of):
                             f"({own or point.name}), and not a built-in's ({sorted(built_in)})")
         found[point.name] = value
     return found
+
+
+@contextlib.contextmanager
+def blamed(culprits, passing=()):
+    """Around calls into plugins: an exception raised there is one line naming the plugins
+    involved (``culprits``: their descriptions, e.g. ``solver gap_bcfw (plugin m:C, entry
+    point ssvmbench.solvers)``; none: built-ins only, and the exception goes through), its
+    traceback logged (the run's ``app.log``); ``SSVMBENCH_DEBUG=1`` lets it through. A
+    :class:`~ssvmbench.errors.UserError`, ``OSError``, ``MemoryError`` and the exceptions
+    ``passing`` (a stop, a divergence) go through as they are."""
+    try:
+        yield
+    except (UserError, OSError, MemoryError, *passing):
+        raise
+    except Exception as err:
+        if not culprits or os.environ.get("SSVMBENCH_DEBUG"):
+            raise
+        who = " or ".join(culprits)
+        logging.getLogger("ssvmbench").exception(f"{who} raised")
+        raise PluginError(f"{who} raised {type(err).__name__}: {err} (its traceback is in the "
+                          "run's app.log; SSVMBENCH_DEBUG=1 shows it here)") from None

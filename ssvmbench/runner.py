@@ -4,7 +4,6 @@ the stop signals (:mod:`ssvmbench.stop_signals`) and its provenance
 (:mod:`ssvmbench.provenance`)."""
 
 import contextlib
-import logging
 import math
 import os
 import signal
@@ -22,8 +21,10 @@ from ssvmbench.batch import MESSAGES_NAME
 from ssvmbench.data import load_split
 from ssvmbench.errors import Incompatible, PluginError, UserError
 from ssvmbench.messages import say
+from ssvmbench.metrics import check_split_metric
 from ssvmbench.monitor import evaluation_threads, measure, schedule
 from ssvmbench.paths import data_root
+from ssvmbench.plugins import blamed
 from ssvmbench.provenance import attributes
 from ssvmbench.rundir import RunDirectory
 from ssvmbench.runlock import Busy
@@ -31,6 +32,8 @@ from ssvmbench.runlog import RUN_CONTROL, Diverged, Interrupted, LostOwnership, 
 from ssvmbench.settings import check_settings, oracle, resolve_objective
 from ssvmbench.solvers import describe, is_built_in, make_solver, solver_class
 from ssvmbench.stop_signals import StopSignals, Stopped
+from ssvmbench.tasks import describe as describe_task
+from ssvmbench.tasks import is_built_in as is_built_in_task
 from ssvmbench.tasks import make_task
 
 
@@ -39,7 +42,9 @@ def load_tasks(cfg):
     data_cfg = OmegaConf.to_container(cfg.data, resolve=True)
     name = data_cfg.pop("name")
     split = load_split(name, **data_cfg)
-    return split, make_task(split.train, cfg.loss), make_task(split.test, cfg.loss)
+    train, test = make_task(split.train, cfg.loss), make_task(split.test, cfg.loss)
+    check_split_metric(split, describe_task(type(test)))
+    return split, train, test
 
 
 def build_solver(cfg, task, lam, l1):
@@ -154,7 +159,7 @@ def _run_owned(cfg, here, overrides, sweep, points, eval_threads):
         try:
             split, train, test = load_tasks(cfg)
             lam, l1 = resolve_objective(cfg, train.n)
-            with blame_plugin(cfg.solver.name):
+            with blame_plugin(cfg.solver.name, type(train)):
                 jit_s = warm_up(cfg, split, lam, l1)
         except Incompatible as err:
             if not sweep:
@@ -168,7 +173,7 @@ def _run_owned(cfg, here, overrides, sweep, points, eval_threads):
         except Interrupted as err:
             raise Interrupted(f"{err} before training started, nothing written yet",
                               err.signum) from None
-        with blame_plugin(cfg.solver.name):
+        with blame_plugin(cfg.solver.name, type(train)):
             solver = build_solver(cfg, train, lam, l1)
             if state is not None:
                 solver.load_state(state["solver"])
@@ -206,23 +211,14 @@ def _run_owned(cfg, here, overrides, sweep, points, eval_threads):
     return path
 
 
-@contextlib.contextmanager
-def blame_plugin(solver_name):
-    """Around the calls into a solver (build, load_state, steps, iterates): an exception
-    raised there by a plugin solver is one line naming the plugin and its entry point
-    (:class:`~ssvmbench.errors.PluginError`); its traceback goes to the run's ``app.log``,
-    and ``SSVMBENCH_DEBUG=1`` lets the exception itself through."""
-    try:
-        yield
-    except (UserError, Interrupted, Diverged, LostOwnership, OSError, MemoryError):
-        raise
-    except Exception as err:
-        cls = solver_class(solver_name)
-        if is_built_in(cls) or os.environ.get("SSVMBENCH_DEBUG"):
-            raise
-        logging.getLogger("ssvmbench").exception(f"{describe(cls)} raised")
-        raise PluginError(f"{describe(cls)} raised {type(err).__name__}: {err} (its traceback "
-                          "is in the run's app.log; SSVMBENCH_DEBUG=1 shows it here)") from None
+def blame_plugin(solver_name, task_class=None):
+    """Around the calls into a solver (build, load_state, steps, iterates, measurements) on a
+    task of ``task_class``: an exception raised there by a plugin solver or task is one line
+    naming the plugins involved and their entry points (:func:`ssvmbench.plugins.blamed`)."""
+    culprits = [describe(cls) for cls in [solver_class(solver_name)] if not is_built_in(cls)]
+    if task_class is not None and not is_built_in_task(task_class):
+        culprits.append(describe_task(task_class))
+    return blamed(culprits, passing=(Interrupted, Diverged, LostOwnership))
 
 
 def finished_summary(path, logs):
@@ -262,13 +258,13 @@ def _train(cfg, solver, train, test, points, log, signals, clock, save, owned):
             continue
         while solver.oracle_calls < calls and not solver.converged:
             start = time.perf_counter()
-            with blame_plugin(solver.name):
+            with blame_plugin(solver.name, type(train)):
                 solver.run_until(min(calls, solver.oracle_calls + max(1, train.n // 8)))
             clock["solver_s"] += time.perf_counter() - start
             if solver.oracle_calls < calls:   # a checkpoint reached is logged before a stop
                 signals.check()
         start = time.perf_counter()
-        with blame_plugin(solver.name):
+        with blame_plugin(solver.name, type(train)):
             rows = measure(solver, train, test)
         clock["eval_s"] += time.perf_counter() - start
         k = len(rows["iterate"])

@@ -171,7 +171,7 @@ def test_l1_subgradient_stays_in_the_ball_and_learns():
 
 
 def test_solvers_refuse_what_they_do_not_solve():
-    with pytest.raises(UserError, match="needs solver=sap"):
+    with pytest.raises(UserError, match=r"needs solver=l1_subgradient\|sap"):
         make_solver("bcfw", TASK, 0.05, {}, 0, None, 0.1)
     boxes = make_task(load_scenes(n_train=5, n_test=5, size=40).train)
     with pytest.raises(UserError, match="not on boxes"):

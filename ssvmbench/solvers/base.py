@@ -12,7 +12,9 @@ its config (``solver=NAME``) is :meth:`Solver.default_config`. Built-ins are lis
 another package registers its own through the entry-point group ``ssvmbench.solvers``
 (docs/guide/plugins.md). Compiled steps call the task kernels of
 :mod:`ssvmbench.tasks.kernels`, and take the problem as one named :class:`Problem`; a solver
-declares the kernels it calls (``needs``) and runs on every task that declares them.
+declares the kernels it calls (``needs``) and the oracles it can call (``oracles``), and runs
+on every task that declares those kernels and one of those oracles
+(:func:`ssvmbench.solvers.check_compatible`).
 """
 
 from abc import ABC, abstractmethod
@@ -20,10 +22,9 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ssvmbench.errors import Incompatible, PluginError, UserError, number
+from ssvmbench.errors import PluginError, UserError, number
 from ssvmbench.objective import Objective
 from ssvmbench.solvers.averaging import Averages
-from ssvmbench.tasks import registered
 from ssvmbench.tasks.base import CORE_KERNELS
 from ssvmbench.tasks.oracles import Oracle
 
@@ -75,7 +76,6 @@ class Solver(ABC):
         self.l1 = float(l1)
         self.objective = Objective(self.lam, self.l1)
         self.oracle = oracle or Oracle()
-        self.check_compatible(task, self.oracle, self.l1)
         self.opts = self._check_options(dict(options))
         self.rng = np.random.default_rng(seed)
         self.iterate_names = list(self.opts.pop("iterates", self.default_iterates))
@@ -86,47 +86,6 @@ class Solver(ABC):
         self.steps = 0
         self._order = np.zeros(0, dtype=np.int64)
         self._pos = 0
-
-    @classmethod
-    def check_compatible(cls, task, oracle, l1=0.0):
-        """Raise :class:`~ssvmbench.errors.Incompatible`, saying why, when the solver cannot
-        run on ``task`` with ``oracle`` and the L1 weight ``l1`` (its declarations: the
-        objective, the kernels, the oracles, the top-K tie order)."""
-        if l1 > 0 and not cls.elastic_net:
-            raise Incompatible(f"solver {cls.name} minimizes the L2-regularized objective; "
-                               f"l1={l1:g} > 0 (or rho1 > 0) needs solver=sap")
-        if not cls.runs_on(type(task)):
-            raise Incompatible(f"solver {cls.name} runs on {' and '.join(cls.task_kinds())} "
-                               f"tasks, not on {task.kind} (data={task.dataset.name}): "
-                               f"{cls._lacks(type(task))}")
-        if oracle.name not in cls.oracles:
-            raise Incompatible(f"solver {cls.name} takes oracle={'|'.join(cls.oracles)}, not "
-                               f"oracle={oracle.name} (the top-K and exp oracles go with "
-                               f"solvers sgd, svrg and sc_svrg)")
-        if oracle.name not in task.oracles:
-            raise Incompatible(f"oracle={oracle.name} is intractable on {task.kind} tasks "
-                               f"(data={task.dataset.name}; Casimir Table 1): use "
-                               f"oracle={'|'.join(task.oracles)}")
-        if oracle.ties not in task.topk_ties:
-            raise Incompatible(f"oracle.ties={oracle.ties} is not an order of the top-K "
-                               f"oracle of {task.kind} tasks (data={task.dataset.name}); it "
-                               f"breaks ties as: {'|'.join(task.topk_ties)}")
-
-    @classmethod
-    def runs_on(cls, task_class):
-        """Whether the task class declares every kernel the solver needs."""
-        return not cls._lacks(task_class)
-
-    @classmethod
-    def _lacks(cls, task_class):
-        """What the task lacks for this solver, in words ("" if nothing)."""
-        missing = [k for k in cls.needs if k not in task_class.kernels]
-        return f"it needs the kernels {missing}" if missing else ""
-
-    @classmethod
-    def task_kinds(cls):
-        """The registered tasks it runs on."""
-        return [kind for kind, task in registered().items() if cls.runs_on(task)]
 
     @property
     def problem(self):

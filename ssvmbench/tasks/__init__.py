@@ -39,8 +39,29 @@ def registered():
         module, name = spec.split(":")
         cls = getattr(import_module(f"ssvmbench.tasks.{module}"), name)
         built_in[cls.kind] = cls
-    return {**built_in, **plugins.load(ENTRY_POINTS, "task", built_in, _check,
-                                       lambda cls: cls.kind)}
+    found = plugins.load(ENTRY_POINTS, "task", built_in, _check, lambda cls: cls.kind)
+    owners = {cls.data_type: kind for kind, cls in built_in.items()}
+    for kind, cls in found.items():
+        if cls.data_type in owners:
+            raise UserError(f"{describe(cls)} declares data_type {cls.data_type.__name__}, "
+                            f"which task {owners[cls.data_type]} owns: the compiled kernels "
+                            "dispatch on the data's type, so it would run that task's kernels; "
+                            "give the task a data type of its own (a NamedTuple of its arrays)")
+        owners[cls.data_type] = kind
+    return {**built_in, **found}
+
+
+def describe(cls):
+    """``task KIND``, and for a plugin where it comes from (its class, its entry point)."""
+    if is_built_in(cls):
+        return f"task {cls.kind}"
+    return f"task {cls.kind} (plugin {cls.__module__}:{cls.__qualname__}, entry point {ENTRY_POINTS})"
+
+
+def blame(cls):
+    """:func:`ssvmbench.plugins.blamed` for task class ``cls``: one line naming it when it is
+    a plugin's."""
+    return plugins.blamed([] if is_built_in(cls) else [describe(cls)])
 
 
 def is_built_in(cls):
@@ -70,4 +91,5 @@ def make_task(dataset, loss=DEFAULT_LOSS):
                                f"(data={dataset.name}): choose one of {list(cls.LOSSES)} or "
                                "drop the loss= override")
         loss = cls.LOSSES[0]
-    return cls(dataset, loss)
+    with blame(cls):
+        return cls(dataset, loss)
