@@ -32,7 +32,6 @@ from ssvmbench import claims
 from ssvmbench.batch import sweep_jobs
 from ssvmbench.errors import UserError, read_yaml
 from ssvmbench.messages import duration
-from ssvmbench.plotting.names import check_names
 from ssvmbench.paths import config_dir
 from ssvmbench.runlog import override_key
 
@@ -42,6 +41,7 @@ OPTIONAL_KEYS = {"paper_table",   # a table's rows as printed in the paper (SAP 
                  "names"}         # curve label (or pattern) -> the paper's name (plot --names)
 TABLE_ROW = ("table", "data", "solver", "C", "rho1", "nnz", "accuracy")
 PRESET_COPY = "preset.yaml"    # a preset file's copy beside its figures, for the report
+NAME_KEY = re.compile(r"\{(\w+)\}")   # {key} in a names pattern: any text (plotting.names)
 
 
 def preset_dir() -> Path:
@@ -318,3 +318,37 @@ def smaller_than_full(preset, df):
 
 
 _SUBSET = re.compile(r"first ([0-9.eE-]+) of train")
+
+
+def load_names(spec):
+    """The ``names`` mapping given to ``plot --names``: a preset's name, a preset file, or
+    a YAML file that is the mapping itself; checked (:func:`check_names`)."""
+    if not str(spec).endswith((".yaml", ".yml")):
+        return check_names(load(spec).get("names") or {}, f"preset {spec}")
+    if not Path(spec).is_file():
+        raise UserError(f"--names {spec}: no such file; give a preset or a YAML file "
+                        "mapping curve labels (or patterns) to names")
+    content = read_yaml(spec)
+    if isinstance(content, dict) and "sweeps" in content:      # a preset file
+        content = content.get("names") or {}
+    return check_names(content, spec)
+
+
+def check_names(names, where):
+    """``names`` if it maps strings to strings, each name's ``{key}`` one its pattern has;
+    otherwise one clear error naming ``where``."""
+    if not isinstance(names, dict):
+        raise UserError(f"{where}: names must map curve labels (or patterns with {{key}}) to "
+                        "the names the figures show, e.g. bcfw-wavg: BCFW-wavg")
+    for pattern, name in names.items():
+        if not (isinstance(pattern, str) and isinstance(name, str)):
+            raise UserError(f"{where}: names: {pattern!r}: {name!r}: give text on both sides")
+        keys = NAME_KEY.findall(pattern)
+        if len(keys) != len(set(keys)):
+            raise UserError(f"{where}: names: {pattern!r} uses a {{key}} twice; give each "
+                            "part of the label its own key")
+        missing = set(NAME_KEY.findall(name)) - set(keys)
+        if missing:
+            raise UserError(f"{where}: names: {name!r} uses {{{', '.join(sorted(missing))}}}, "
+                            f"which its pattern {pattern!r} does not match")
+    return names

@@ -29,7 +29,8 @@ from ssvmbench.launchers import SLURM_STARTUP_S
 from ssvmbench.plotting import commands as plot_command
 from ssvmbench.plotting.curves import (BANDS, PANEL, add_suboptimality, added_labels,
                                       added_rows, aggregate, check_panels, curve_labels)
-from ssvmbench.plotting.names import curves_table, figure_names, load_names
+from ssvmbench.plotting.names import curves_table, figure_names
+from ssvmbench.presets import load_names
 from ssvmbench.runlog import load_logs
 from ssvmbench.provenance import git_revision
 

@@ -9,11 +9,12 @@ import shutil
 import sys
 from pathlib import Path
 
-from ssvmbench import added, presets, traces
+from ssvmbench import added, presets, report, traces
 from ssvmbench.batch import check_jobs, expected_wall_s, is_hydra_override
 from ssvmbench.errors import UserError
 from ssvmbench.launchers import launcher_settings, run_batch, workers
 from ssvmbench.messages import duration
+from ssvmbench.plotting import commands as plot_command
 from ssvmbench.plotting.curves import added_rows
 from ssvmbench.provenance import committed_files
 from ssvmbench.runlog import load_logs
@@ -187,7 +188,13 @@ def _list():
 
 
 def _execute(step):
-    """Exit code of a plot or report step, run in this process."""
-    from ssvmbench import cli
-
-    return cli.main(step)
+    """Exit code of a plot or report step, run in this process (its bad input: one line and
+    2, as on the command line)."""
+    module = {"plot": plot_command, "report": report}[step[0]]
+    parser = argparse.ArgumentParser(prog=f"ssvmbench {step[0]}")
+    module.configure_parser(parser)
+    try:
+        return module.main(parser.parse_args(step[1:]))
+    except UserError as err:
+        print(f"ssvmbench {step[0]}: error: {err}", file=sys.stderr)
+        return 2

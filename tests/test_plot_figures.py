@@ -14,7 +14,8 @@ from ssvmbench.cli import main
 from ssvmbench.errors import UserError
 from ssvmbench.plotting import commands
 from ssvmbench.plotting.curves import add_suboptimality, aggregate, curve_labels
-from ssvmbench.plotting.names import (figure_names, load_names, paper_names,
+from ssvmbench.presets import load_names
+from ssvmbench.plotting.names import (figure_names, paper_names,
                                      settings_apart)
 from ssvmbench.plotting.styles import curve_styles
 from ssvmbench.plotting.ticks import log_ticks

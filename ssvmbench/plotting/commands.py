@@ -19,7 +19,8 @@ from ssvmbench.plotting.curves import (ADDED, BANDS, DERIVED, NO_REFERENCE, OBJE
                                       check_panels, curve_labels, provenance, summary,
                                       with_bands)
 from ssvmbench.plotting.layout import LABEL_WIDTH, TITLE_WIDTH, legend_below, wrap
-from ssvmbench.plotting.names import curves_table, figure_names, load_names
+from ssvmbench.plotting.names import curves_table, figure_names
+from ssvmbench.presets import load_names
 from ssvmbench.plotting.sap_tables import best_within, latex
 from ssvmbench.plotting.styles import curve_styles
 from ssvmbench.plotting.ticks import log_ticks

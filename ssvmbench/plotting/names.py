@@ -3,7 +3,8 @@ label (``SC-SVRG-adapt`` for ``sc_svrg-average-extrapolation-expo-lr=0.02-topk-K
 ties=casimir``), from a preset's ``names`` (``plot --names PRESET``), and the table that
 says which runs and settings are behind each name.
 
-``names`` maps a curve label, or a pattern of one, to a name: ``{key}`` in a pattern matches
+``names`` (read and checked by :func:`ssvmbench.presets.load_names`) maps a curve label, or
+a pattern of one, to a name: ``{key}`` in a pattern matches
 any text and the name may repeat it (``sc_svrg-...-K{K}-mu2-ties=casimir: SC-SVRG-adapt
 K={K}``); the first pattern that matches a whole label names it, and a label no pattern
 matches keeps its own name. Curves that share a panel never share a name: the settings that
@@ -12,54 +13,16 @@ curves stay what checks and ``--methods`` name by their labels.
 """
 
 import re
-from pathlib import Path
 
 import pandas as pd
 
-from ssvmbench.errors import UserError, read_yaml
 from ssvmbench.plotting.curves import PANEL
 from ssvmbench.plotting.styles import curve_styles
+from ssvmbench.presets import NAME_KEY as _KEY
 from ssvmbench.runlog import override_key, setting_words
 
-_KEY = re.compile(r"\{(\w+)\}")
 # the settings in a curve label: split at "-" that does not start a number ("1e-08" stays)
 _SETTING = re.compile(r"-(?![\d.])")
-
-
-def load_names(spec):
-    """The ``names`` mapping given to ``plot --names``: a preset's name, a preset file, or
-    a YAML file that is the mapping itself; checked (:func:`check_names`)."""
-    from ssvmbench import presets        # here: presets checks its names with check_names
-
-    if not str(spec).endswith((".yaml", ".yml")):
-        return check_names(presets.load(spec).get("names") or {}, f"preset {spec}")
-    if not Path(spec).is_file():
-        raise UserError(f"--names {spec}: no such file; give a preset or a YAML file "
-                        "mapping curve labels (or patterns) to names")
-    content = read_yaml(spec)
-    if isinstance(content, dict) and "sweeps" in content:      # a preset file
-        content = content.get("names") or {}
-    return check_names(content, spec)
-
-
-def check_names(names, where):
-    """``names`` if it maps strings to strings, each name's ``{key}`` one its pattern has;
-    otherwise one clear error naming ``where``."""
-    if not isinstance(names, dict):
-        raise UserError(f"{where}: names must map curve labels (or patterns with {{key}}) to "
-                        "the names the figures show, e.g. bcfw-wavg: BCFW-wavg")
-    for pattern, name in names.items():
-        if not (isinstance(pattern, str) and isinstance(name, str)):
-            raise UserError(f"{where}: names: {pattern!r}: {name!r}: give text on both sides")
-        keys = _KEY.findall(pattern)
-        if len(keys) != len(set(keys)):
-            raise UserError(f"{where}: names: {pattern!r} uses a {{key}} twice; give each "
-                            "part of the label its own key")
-        missing = set(_KEY.findall(name)) - set(keys)
-        if missing:
-            raise UserError(f"{where}: names: {name!r} uses {{{', '.join(sorted(missing))}}}, "
-                            f"which its pattern {pattern!r} does not match")
-    return names
 
 
 def _regex(pattern):
