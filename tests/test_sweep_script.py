@@ -3,8 +3,8 @@ no script file (a notebook, ``python -``): the sweep's worker processes never ru
 caller's code again (they did: each worker re-ran the script, started the sweep again and
 died on multiprocessing's bootstrapping RuntimeError, and the sweep ran nothing).
 
-The sweep is two jobs that are skipped (BCFW takes the max oracle only), so that the
-workers start, write their logs and end without compiling anything."""
+The sweep is two jobs that are skipped (BCFW takes the max oracle only), so that its
+worker starts, writes their logs and ends without compiling anything."""
 
 import subprocess
 import sys
@@ -19,7 +19,7 @@ SCRIPT = textwrap.dedent("""
     table = api.sweep({"solver": "bcfw", "oracle": "topk", "oracle.K": 2,
                        "oracle.mu": "0.5,0.25", "data": "voc_synthetic",
                        "data.n_train": 12, "data.n_test": 4, "data.size": 32,
-                       "solver.passes": 2, "hydra.launcher.n_jobs": 2}, sweep_dir="sweep")
+                       "solver.passes": 2}, sweep_dir="sweep")
     print("statuses:", sorted(table["status"]))
 """)
 
@@ -34,5 +34,5 @@ def test_a_sweep_from_code_without_a_main_guard_runs_once(tmp_path, how):
                           input=None if how == "script" else SCRIPT)
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr and "bootstrapping" not in proc.stderr
-    assert (tmp_path / "body.txt").read_text().count("ran") == 1     # not once per worker
+    assert (tmp_path / "body.txt").read_text().count("ran") == 1     # not again in the worker
     assert "statuses: ['skipped', 'skipped']" in proc.stdout
