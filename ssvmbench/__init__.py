@@ -30,11 +30,14 @@ cache_lock.install()
 
 
 def __getattr__(name):
-    """``ssvmbench.ChainSSVM`` and ``ssvmbench.load_logs`` (imported on first use, so the
-    command line stays light)."""
+    """``ssvmbench.ChainSSVM``, ``ssvmbench.load_xy`` and ``ssvmbench.load_logs`` (imported
+    on first use, so the command line stays light)."""
     if name == "ChainSSVM":
         from ssvmbench.estimator import ChainSSVM
         return ChainSSVM
+    if name == "load_xy":
+        from ssvmbench.data.xy import load_xy
+        return load_xy
     if name == "load_logs":
         from ssvmbench.results import load_logs
         return load_logs

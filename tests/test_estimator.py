@@ -1,11 +1,11 @@
 """ssvmbench.ChainSSVM: fit / predict / score on per-sequence feature matrices, dense or
-sparse, against the solver it wraps run directly."""
+sparse, against the solver it wraps run directly; ``load_xy``'s (X, y) form of a split."""
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from ssvmbench import ChainSSVM
+from ssvmbench import ChainSSVM, load_xy
 from ssvmbench.data.synthetic import random_chains
 from ssvmbench.errors import UserError
 from ssvmbench.solvers import make_solver
@@ -58,8 +58,19 @@ def test_bad_input_is_named():
     X, y = sequences(DATA)
     with pytest.raises(UserError, match="one label array per sequence"):
         ChainSSVM().fit(X, y[:-1])
-    with pytest.raises(UserError, match="call fit first"):
+    with pytest.raises(ValueError, match="fit"):      # scikit-learn's NotFittedError
         ChainSSVM().predict(X)
     model = ChainSSVM(passes=1).fit(X, y)
     with pytest.raises(UserError, match="fitted on 6"):
         model.predict([np.zeros((2, 5))])
+
+
+def test_load_xy_gives_sequences_and_refuses_data_without_that_form():
+    X, y = DATA.xy()
+    assert [x.shape for x in X] == [(t, 6) for t in np.diff(DATA.offsets)]
+    np.testing.assert_array_equal(np.concatenate(y), DATA.labels)
+    np.testing.assert_array_equal(sp.vstack(X).indices, DATA.feat_idx)
+    with pytest.raises(UserError, match="BoxDataset splits, which have no \\(X, y\\) form"):
+        load_xy("voc_synthetic", n_train=4, n_test=2, size=32)
+    with pytest.raises(UserError, match="split='validation'"):
+        load_xy("voc_synthetic", "validation")

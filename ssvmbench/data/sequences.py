@@ -9,6 +9,7 @@ OCR pixels and the sparse NLP templates.
 from dataclasses import dataclass, field, replace
 
 import numpy as np
+import scipy.sparse as sp
 
 
 @dataclass(frozen=True)
@@ -57,6 +58,15 @@ class ChainDataset:
     # arrays with one entry per stored feature (CSR entry), cut along with the tokens
     ENTRY_ARRAYS = ("feat_idx", "feat_val")
 
+    def xy(self):
+        """The split as an estimator takes it (:func:`ssvmbench.data.xy.load_xy`): ``X`` one
+        CSR matrix of token features per sequence (``T_i x n_features``), ``y`` one label
+        array per sequence (``0..n_labels-1``; ``label_names`` names them)."""
+        tokens = sp.csr_matrix((self.feat_val, self.feat_idx, self.feat_ptr),
+                               shape=(self.n_tokens, self.n_features))
+        X = [tokens[a:b] for a, b in zip(self.offsets[:-1], self.offsets[1:])]
+        return X, np.split(self.labels, self.offsets[1:-1])
+
     def subset(self, idx) -> "ChainDataset":
         """The sequences ``idx`` (in that order) as a new dataset of the same kind."""
         idx = np.asarray(idx, dtype=np.int64)
@@ -89,6 +99,8 @@ class HashedChainDataset(ChainDataset):
 
     feat_stride: np.ndarray = None
     edge_buckets: np.ndarray = None
+
+    xy = None   # its features are hashed per label: no X, y form a ChainSSVM could take
 
     ENTRY_ARRAYS = ("feat_idx", "feat_val", "feat_stride")
 

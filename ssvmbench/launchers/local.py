@@ -7,6 +7,13 @@ stops every worker's run at its next step boundary (its state saved, its log
 128 + the signal; a second one kills the workers at once (each continues from its last saved
 checkpoint). Workers end with their parent even if it is killed (``PR_SET_PDEATHSIG``), so no
 orphan writes logs behind a re-run. The same command continues every stopped run.
+
+Workers are started with ``spawn`` (no fork of a process holding numba's threads), and they
+never run the caller's script again: multiprocessing would import a script's ``__main__`` in
+every worker, so that ``api.sweep`` called from a plain script (no ``if __name__ ==
+"__main__":``) would start the sweep again in each worker and stop on multiprocessing's
+bootstrapping error. Nothing of ``__main__`` is needed there (a worker runs
+:func:`_work` of this module on plain job records; plugins come through entry points).
 """
 
 import contextlib
@@ -16,6 +23,7 @@ import os
 import queue
 import signal
 import sys
+import types
 
 from ssvmbench import batch
 from ssvmbench.errors import UserError
@@ -69,8 +77,9 @@ def run_local(jobs, workers=1):
     # no traceback of theirs; the batch's own handler is installed once they run
     previous = {signal.SIGINT: signal.signal(signal.SIGINT, signal.SIG_IGN)}
     try:
-        for process in pool:
-            process.start()
+        with _main_not_rerun():
+            for process in pool:
+                process.start()
         previous[signal.SIGTERM] = signal.signal(signal.SIGTERM, on_signal)
         signal.signal(signal.SIGINT, on_signal)
         _collect(report, done, pool)
@@ -78,6 +87,19 @@ def run_local(jobs, workers=1):
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     return report.summary(stopped[0] if stopped else None)
+
+
+@contextlib.contextmanager
+def _main_not_rerun():
+    """While workers start: ``__main__`` as an empty module, so that multiprocessing tells
+    them no script or module to import as their ``__main__`` (it reads ``__main__``'s
+    ``__spec__`` and ``__file__`` when each process starts, in this process)."""
+    main = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = main
 
 
 def _collect(report, done, pool):

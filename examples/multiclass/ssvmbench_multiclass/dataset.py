@@ -76,6 +76,11 @@ class MulticlassDataset:
     def n_features(self) -> int:
         return self.features.shape[1]
 
+    def xy(self):
+        """``(features, labels)``: the split as ``ssvmbench.load_xy`` gives it and
+        :class:`~ssvmbench_multiclass.estimator.MulticlassSSVM` takes it."""
+        return self.features, self.labels
+
     def subset(self, idx) -> "MulticlassDataset":
         """The examples ``idx`` (in that order) as a new dataset (``data.subset`` and
         ``data.holdout`` of ssvmbench's :func:`~ssvmbench.data.load_split` and the run's
