@@ -20,6 +20,7 @@ import pickle
 
 import numpy as np
 
+from ssvmbench import keyed_cache
 from ssvmbench.errors import UserError, number
 from ssvmbench.objective import Objective
 from ssvmbench.solvers import make_solver, solver_class
@@ -143,6 +144,7 @@ def configure_parser(parser):
 def main(args):
     cls = solver_class(args.solver)
     options = parse_options(args.options)
+    keyed_cache.use()
     tasks = tiny_tasks(cls.task_kinds())
     failed = 0
     for kind in cls.task_kinds():
