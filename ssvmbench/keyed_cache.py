@@ -72,6 +72,7 @@ class KeyedFiles:
                 file.save(key, data)
 
     def flush(self):
+        """Empty every index this function has used."""
         for file in self.files.values():
             file.flush()
 
