@@ -20,6 +20,7 @@ import pickle
 
 import numpy as np
 
+from ssvmbench import keyed_cache
 from ssvmbench.errors import UserError, number
 from ssvmbench.objective import Objective
 from ssvmbench.solvers import lacks, make_solver, solver_class, task_kinds
@@ -154,6 +155,7 @@ def configure_parser(parser):
 def main(args):
     cls = solver_class(args.solver)
     options = parse_options(args.options)
+    keyed_cache.use()
     kinds = task_kinds(cls)
     failed = 0
     for kind, task_class in registered().items():

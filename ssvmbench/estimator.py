@@ -18,6 +18,7 @@ score, and what needs it says so in one line (:mod:`ssvmbench.sklearn_support`).
 import numpy as np
 import scipy.sparse as sp
 
+from ssvmbench import keyed_cache
 from ssvmbench.data.sequences import ChainDataset
 from ssvmbench.errors import number
 from ssvmbench.sklearn_support import BaseEstimator, InputError, check_fitted
@@ -49,6 +50,7 @@ class SSVMEstimator(BaseEstimator):
         if lam <= 0 or passes <= 0:
             raise InputError(f"lam={self.lam} and passes={self.passes} must be positive")
         task = make_task(self._split(X, y, fitting=True), self.loss)
+        keyed_cache.use()                         # ssvmbench's kernel cache, keyed per task
         iterates = list(dict.fromkeys(["raw", self.iterate]))
         solver = make_solver(self.solver, task, lam,
                              {**(self.options or {}), "iterates": iterates}, self.seed,

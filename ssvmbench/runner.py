@@ -16,7 +16,7 @@ import numba
 import numpy as np
 from omegaconf import OmegaConf
 
-from ssvmbench import coldstart, result_columns
+from ssvmbench import coldstart, keyed_cache, result_columns
 from ssvmbench.batch import MESSAGES_NAME
 from ssvmbench.data import load_split
 from ssvmbench.errors import Incompatible, PluginError, UserError
@@ -38,7 +38,9 @@ from ssvmbench.tasks import make_task
 
 
 def load_tasks(cfg):
-    """``(split, train task, test task)`` of the configured dataset."""
+    """``(split, train task, test task)`` of the configured dataset, with the kernels in
+    the cache keyed by their sources (:func:`ssvmbench.keyed_cache.use`)."""
+    keyed_cache.use()
     data_cfg = OmegaConf.to_container(cfg.data, resolve=True)
     name = data_cfg.pop("name")
     split = load_split(name, **data_cfg)
