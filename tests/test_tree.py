@@ -1,5 +1,5 @@
 """The task plugin examples/tree: node labelling on trees (pairwise parent-child weights, an
-exact max-product oracle) added through the entry points ``ssvmbench.tasks``,
+exact max-product and sum-product oracles) added through the entry points ``ssvmbench.tasks``,
 ``ssvmbench.datasets`` and ``ssvmbench.metrics`` only. The test kit passes on it and fails on
 its oracle with the pairwise weights left unscaled by ``ws``; ``check-solver bcfw --task
 tree`` passes; BCFW's duality gap closes; the generated data and its metric; a command-line
@@ -35,18 +35,20 @@ def tree():
 
 def test_the_kit_passes_on_the_tree_task(tree):
     task, _, _ = tree
-    assert len(check_task(task.TreeTask)) == 8      # no top-K / exp oracle declared
+    assert len(check_task(task.TreeTask)) == 9      # max and exp; no top-K
 
 
 def test_pairwise_weights_not_scaled_by_ws_fail_the_kit(tree, register):  # noqa: F811
     task, _, _ = tree
     max_product, set_difference, score = task.max_product, task.set_difference, task.tree_score
-    unit = task.loss_unit
+    unit, original = task.loss_unit, task.example_oracle
 
     @nb.njit
     def unscaled(kind, K, mu, w, ws, dims, data, normalized, i, U, T, bufs, y, R, E):
+        if kind != 0:
+            return original(kind, K, mu, w, ws, dims, data, normalized, i, U, T, bufs, y, R, E)
         gold = data.labels[data.offsets[i]:data.offsets[i] + T]
-        top = max_product(w, 1.0, dims, data, i, U, T, unit(normalized, T), bufs, y)
+        top = max_product(w, 1.0, dims, data, i, U, T, unit(normalized, T), bufs[0], y)
         set_difference(data, i, T, y, R, E)
         return top - score(w, 1.0, dims, data, i, U, T, gold)
 

@@ -9,7 +9,9 @@ Model (BCFW, Lacoste-Julien et al., ICML 2013, Section 2, eqs. 1-3):
   (``normalized_hamming``, default) or not (``hamming``);
 * the max oracle (loss-augmented decoding, BCFW eq. 2) is exact max-product on the tree: the
   nodes are stored parents first, so one sweep from the last node to the root sends each
-  node's max-message to its parent, and one sweep back reads the labels off.
+  node's max-message to its parent, and one sweep back reads the labels off; the exp oracle
+  (Pillutla et al., NeurIPS 2018, Definition 1) is sum-product in log space, its gradient
+  the node and parent-child marginals from the messages up and down.
 
 What this example shows, beyond examples/multiclass (docs/guide/tasks.md):
 
@@ -60,7 +62,7 @@ class TreeTask(Task):
     dataset_type = TreeDataset
     data_type = TreeData                # kernels: declared below their definitions
     LOSSES = ("normalized_hamming", "hamming")
-    oracles = ("max",)
+    oracles = ("max", "exp")
 
     def __init__(self, ds: TreeDataset, loss="normalized_hamming"):
         if loss not in self.LOSSES:
@@ -87,8 +89,9 @@ class TreeTask(Task):
         return cls(random_trees(10, 3, 4, nodes=(1, 5), seed=0), cls.LOSSES[0])
 
     def oracle_scratch(self, oracle):
-        """The max oracle's buffer: the max-product beliefs (nodes x labels)."""
-        return np.empty((self.max_len, self.n_labels))
+        """The oracles' buffers (``bufs``): beliefs, upward and downward messages (3 x nodes
+        x labels; the max oracle uses the beliefs only)."""
+        return np.empty((3, self.max_len, self.n_labels))
 
     def labelings(self, i, limit):
         """The ``L^T`` labellings of tree ``i`` (the test kit's brute force)."""
@@ -212,13 +215,76 @@ def set_difference(data, i, T, y, R, E):
 
 
 @nb.njit(cache=True)
+def logsumexp_row(row, L):
+    top = row[0]
+    for l in range(1, L):
+        top = max(top, row[l])
+    total = 0.0
+    for l in range(L):
+        total += np.exp(row[l] - top)
+    return top + np.log(total)
+
+
+@nb.njit(cache=True)
+def sum_product(w, ws, dims, data, i, U, T, unit, mu, bufs, R, E):
+    """``log sum_y exp(z(y) / mu)`` of the loss-augmented scores ``z(y)`` (those of
+    :func:`max_product`) on tree ``i``, and the expectation of ``phi(x_i, y)`` under ``p(y) ~
+    exp(z(y) / mu)`` into ``(R, E)`` (node and parent-child marginals): messages up to the
+    root (``bufs[0]`` beliefs, ``bufs[1]`` each node's message to its parent), outside
+    messages down (``bufs[2]``)."""
+    F, L = dims
+    off = F * L
+    t0 = data.offsets[i]
+    belief, up, down = bufs[0], bufs[1], bufs[2]
+    col = np.empty(L)
+    for t in range(T):
+        for l in range(L):
+            belief[t, l] = (U[t, l] + (0.0 if l == data.labels[t0 + t] else unit)) / mu
+    for t in range(T - 1, 0, -1):
+        p = data.parents[t0 + t]
+        for a in range(L):
+            for b in range(L):
+                col[b] = ws * w[off + a * L + b] / mu + belief[t, b]
+            up[t, a] = logsumexp_row(col, L)
+            belief[p, a] += up[t, a]
+    log_z = logsumexp_row(belief[0], L)
+    pairs = E[0]
+    pairs[:] = 0.0
+    down[0, :] = 0.0
+    for t in range(T):
+        if t > 0:
+            p = data.parents[t0 + t]
+            for b in range(L):
+                for a in range(L):
+                    col[a] = down[p, a] + belief[p, a] - up[t, a] + ws * w[off + a * L + b] / mu
+                down[t, b] = logsumexp_row(col, L)
+                for a in range(L):
+                    pairs[a * L + b] += np.exp(col[a] + belief[t, b] - log_z)
+        for l in range(L):
+            R[t, l] = np.exp(down[t, l] + belief[t, l] - log_z)
+    return log_z
+
+
+@nb.njit(cache=True)
 def example_oracle(kind, K, mu, w, ws, dims, data, normalized, i, U, T, bufs, y, R, E):
-    """The max oracle (``kind`` 0, the only one declared): the hinge ``max_y L(y_i, y) +
-    <ws w, phi(y) - phi(y_i)>`` of tree ``i`` by :func:`max_product` (beliefs in ``bufs``),
-    the argmax in ``y`` and its gradient ``phi(y*) - phi(y_i)`` in ``(R, E)``."""
+    """The hinge of tree ``i`` at ``ws * w`` and its gradient in ``(R, E)``: ``kind`` 0, the
+    max oracle, ``max_y L(y_i, y) + <ws w, phi(y) - phi(y_i)>`` by :func:`max_product` (the
+    argmax in ``y``, gradient ``phi(y*) - phi(y_i)``); ``kind`` 2, the exp oracle (Casimir
+    Definition 1), ``mu log sum_y exp(z(y) / mu) - <ws w, phi(y_i)>`` by
+    :func:`sum_product` (gradient the expected ``phi`` minus ``phi(y_i)``)."""
     gold = data.labels[data.offsets[i]:data.offsets[i] + T]
-    top = max_product(w, ws, dims, data, i, U, T, loss_unit(normalized, T), bufs, y)
-    set_difference(data, i, T, y, R, E)
+    unit = loss_unit(normalized, T)
+    if kind == 0:
+        top = max_product(w, ws, dims, data, i, U, T, unit, bufs[0], y)
+        set_difference(data, i, T, y, R, E)
+    else:
+        top = mu * sum_product(w, ws, dims, data, i, U, T, unit, mu, bufs, R, E)
+        L = dims[1]
+        t0 = data.offsets[i]
+        for t in range(T):
+            R[t, gold[t]] -= 1.0
+            if t > 0:
+                E[0][data.labels[t0 + data.parents[t0 + t]] * L + gold[t]] -= 1.0
     return top - tree_score(w, ws, dims, data, i, U, T, gold)
 
 
