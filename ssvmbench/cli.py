@@ -30,7 +30,7 @@ commands:
              e.g. ssvmbench reproduce bcfw_figure2_ocr --size smoke
   report     report.md: per preset the paper's claim, our figures and the claim's checks
   check-solver  does a solver (built-in or plugin) keep the solver contract? tiny instances
-             e.g. ssvmbench check-solver bcfw
+             e.g. ssvmbench check-solver bcfw; a task's kernels: check-solver --task NAME
 """
 
 
@@ -93,7 +93,8 @@ def command_parser(command):
         from ssvmbench import conformance as module
         description = ("Check a solver's contract on tiny generated instances of every task "
                        "it declares: oracle-call accounting, iterates, weak duality, "
-                       "progress, determinism.")
+                       "progress, determinism; with --task, that task's kernels against "
+                       "brute force (ssvmbench.testing).")
     elif command == "report":
         from ssvmbench import report as module
         description = ("Write DIR/report.md: the papers' claims next to our figures, with "

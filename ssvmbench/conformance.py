@@ -12,6 +12,10 @@ checkpoint (the iterates that have one); a fixed seed
 gives the same iterates whether the run stops at every pass or not (checkpoints must not
 change a trajectory) and whether or not its state was saved and loaded (a stopped run
 continues); and some iterate's objective falls below its value at ``w = 0``.
+
+``--task NAME`` also runs the task's own checks against brute force first (the test kit,
+:mod:`ssvmbench.testing`), and checks the solver on that task only; ``check-solver --task
+NAME`` without a solver runs the task's checks alone.
 """
 
 import math
@@ -26,6 +30,7 @@ from ssvmbench.objective import Objective
 from ssvmbench.solvers import lacks, make_solver, solver_class, task_kinds
 from ssvmbench.tasks import registered
 from ssvmbench.tasks.oracles import Oracle
+from ssvmbench.testing import task_checks
 
 LAM = 0.1
 PASSES = 8              # checkpoints at every pass up to here
@@ -146,20 +151,53 @@ def parse_options(pairs):
 
 
 def configure_parser(parser):
-    parser.add_argument("solver", metavar="NAME", help="a built-in or plugin solver")
+    parser.add_argument("solver", metavar="NAME", nargs="?",
+                        help="a built-in or plugin solver (optional with --task)")
     parser.add_argument("options", nargs="*", metavar="solver.KEY=VALUE",
                         help="options a solver needs beyond its defaults "
                              "(e.g. solver.epsilon=5 for l1_subgradient)")
+    parser.add_argument("--task", metavar="TASK",
+                        help="check this task's kernels against brute force on its tiny "
+                             "instance (ssvmbench.testing), and the solver on it only")
+
+
+def print_results(kind, results):
+    """Print one line per check; returns the number that failed."""
+    for check, failure in results:
+        print(f"{kind:13s} {'ok  ' if failure is None else 'FAIL'} {check}"
+              + (f": {failure}" if failure else ""))
+    return sum(failure is not None for _, failure in results)
+
+
+def check_task(kind):
+    """The test kit on task ``kind``; returns the number of failed checks."""
+    failed = print_results(kind, task_checks(registered()[kind]))
+    print(f"task {kind}: " + (f"{failed} check(s) failed" if failed else "every check passed"))
+    return failed
 
 
 def main(args):
+    if args.solver is None and args.task is None:
+        raise UserError("check-solver: name a solver, a task (--task NAME) or both")
+    if args.task is not None and args.task not in registered():
+        raise UserError(f"--task {args.task}: no such task; the installed tasks are "
+                        f"{sorted(registered())}")
+    failed = check_task(args.task) if args.task else 0
+    if args.solver is not None:
+        failed += check_solver(args)
+    return 1 if failed else 0
+
+
+def check_solver(args):
+    """The solver's checks on the tasks it runs on (``--task``: that one), with a line naming
+    what each task it leaves out lacks; returns the number of failed checks."""
     cls = solver_class(args.solver)
     options = parse_options(args.options)
     keyed_cache.use()
-    kinds = task_kinds(cls)
+    kinds = [k for k in task_kinds(cls) if args.task in (None, k)]
     failed = 0
     for kind, task_class in registered().items():
-        if kind not in kinds:
+        if kind not in kinds and args.task in (None, kind):
             print(f"{kind:13s} n/a  not run: {lacks(cls, task_class)}")
     for kind in kinds:
         try:
@@ -172,13 +210,10 @@ def main(args):
                         "traceback)")]
         else:
             results = _checked(cls, task, options)
-        for check, failure in results:
-            failed += failure is not None
-            print(f"{kind:13s} {'ok  ' if failure is None else 'FAIL'} {check}"
-                  + (f": {failure}" if failure else ""))
+        failed += print_results(kind, results)
         if not cls.kernel_oracles:
             print(f"{kind:13s} n/a  the oracle calls it reports are the calls it made: its "
                   "oracle is not the kernel API's (kernel_oracles = False), so not counted")
     print(f"solver {cls.name}: " + (f"{failed} check(s) failed" if failed else
                                     "every check passed"))
-    return 1 if failed else 0
+    return failed

@@ -225,11 +225,11 @@ def test_every_kernel_of_the_api_is_dispatched():
 
 
 def test_a_solver_is_refused_on_a_task_without_the_kernels_it_needs():
-    """The cutting plane needs stored labelings, which the hashed chain does not declare."""
-    from ssvmbench.solvers.cutting_plane import CuttingPlane
-    assert "hashed_chain" not in task_kinds(CuttingPlane)
-    with pytest.raises(UserError, match=r"lacks the kernels \['labeling_hinge', 'add_labeling'\]"):
-        make_solver("cutting_plane", TASKS["hashed_chain"], 0.1, {}, 0)
+    """SAP needs the active-set kernels (stored labelings' scores and Gram entries), which the
+    box task does not declare."""
+    assert "boxes" not in task_kinds(registered()["sap"])
+    with pytest.raises(UserError, match=r"lacks the kernels \['labeling_score', "):
+        make_solver("sap", TASKS["boxes"], 0.1, {}, 0)
 
 
 def gap_plugin():

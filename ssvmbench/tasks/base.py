@@ -124,6 +124,13 @@ class Task(ABC):
         """Entries of the flat dual state of :meth:`dual_views`."""
         return self.n_rows * self.n_labels + self.n_labels**2
 
+    def labelings(self, i, limit):
+        """Every labeling of example ``i`` in the kernels' format (the ``y`` the oracles
+        write and ``labeling_hinge`` reads), as a list of int32 arrays, or None when there
+        are more than ``limit``: the brute force of the test kit (:mod:`ssvmbench.testing`),
+        which compares the oracles with the maximum over them."""
+        raise NotImplementedError(f"the {self.kind} task does not enumerate its labelings")
+
     def gold_labelings(self):
         """The gold labeling of every example in the kernels' labeling format (example ``i``'s
         ``y[:T]`` at its rows), an int32 array of ``n_rows``: SAP's first stored labeling.

@@ -75,6 +75,11 @@ class BoxTask(Task):
     def tiny(cls):
         return cls(load_scenes(n_train=8, n_test=1, size=32, seed=0).train, cls.LOSSES[0])
 
+    def labelings(self, i, limit):
+        """The candidates of image ``i``, one labeling ``y[0] = j`` each."""
+        T = int(self.data.offsets[i + 1] - self.data.offsets[i])
+        return [np.array([j], dtype=np.int32) for j in range(T)] if T <= limit else None
+
 
 # ----------------------------------------------------------------------------- kernels
 

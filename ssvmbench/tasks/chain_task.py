@@ -3,6 +3,8 @@
 for splits of a :class:`~ssvmbench.data.sequences.ChainDataset` (BCFW Section 6, Casimir
 Section 4)."""
 
+import itertools
+
 import numpy as np
 
 from ssvmbench.data.sequences import ChainDataset
@@ -62,6 +64,14 @@ class ChainTask(Task):
 
     def gold_labelings(self):
         return self.dataset.labels
+
+    def labelings(self, i, limit):
+        """The ``L^T`` label sequences of sequence ``i``."""
+        T = int(self.dataset.offsets[i + 1] - self.dataset.offsets[i])
+        if self.n_labels**T > limit:
+            return None
+        return [np.array(y, dtype=np.int32)
+                for y in itertools.product(range(self.n_labels), repeat=T)]
 
     def marginal_sizes(self):
         """Transitions, first and last label per sequence; the bigram marginals."""

@@ -248,6 +248,51 @@ def weights_from_average(alpha, U, c, s, dims, data, lam, w):
         w[data.edge_buckets[L + q]] += (pairs[q] - p_bar) / (lam * n)
 
 
+@nb.njit(cache=True)
+def _gold_minus(dims, data, i, T, y):
+    """``(t0, R, E)``: the direction ``phi(x_i, y_i) - phi(x_i, y)`` in label space (the
+    chain's :func:`~ssvmbench.tasks.chain.psi_residual`)."""
+    t0 = data.offsets[i]
+    _, _, _, R, E = buffers(T, dims[1])
+    chain.psi_residual(data.labels[t0:t0 + T], y, T, R, E)
+    return t0, R, E
+
+
+@nb.njit(cache=True)
+def _dot(w, dims, data, t0, T, R, E):
+    """``<w, direction (R, E)>`` read from the buckets (as :func:`_scatter` writes them)."""
+    D, L = dims
+    labels = np.empty(L, dtype=np.int64)
+    s = 0.0
+    for t in range(T):
+        m = _moved_labels(R, t, labels)
+        for p in range(data.feat_ptr[t0 + t], data.feat_ptr[t0 + t + 1]):
+            for j in range(m):
+                s += data.feat_val[p] * R[t, labels[j]] * w[_bucket(data, p, labels[j], D)]
+    for b in range(L):
+        s += R[0, b] * w[_edge(data, L, -1, b)]
+    for j in range(E[2][0]):
+        s += E[1][j] * w[data.edge_buckets[L + E[0][j]]]
+    return s
+
+
+@nb.njit(cache=True)
+def labeling_hinge(w, dims, data, normalized, i, T, y):
+    """``L_i(y) - <w, phi(x_i, y_i) - phi(x_i, y)>`` for the labeling ``y[:T]`` of sequence
+    ``i`` (the cutting plane's stored labelings; the test kit's brute force)."""
+    t0, R, E = _gold_minus(dims, data, i, T, y)
+    gold = data.labels[t0:t0 + T]
+    loss = hamming(gold, y, T) if normalized else float(mistakes(gold, y, T))
+    return loss - _dot(w, dims, data, t0, T, R, E)
+
+
+@nb.njit(cache=True)
+def add_labeling(g, coef, dims, data, i, T, y):
+    """``g += coef * (phi(x_i, y) - phi(x_i, y_i))`` for the labeling ``y[:T]``."""
+    t0, R, E = _gold_minus(dims, data, i, T, y)
+    _scatter(g, -coef, dims, data, t0, T, R, E)
+
+
 @nb.njit(cache=True, parallel=True)
 def evaluate(w, dims, data, normalized, with_hinge, max_len, predictions):
     """One pass over a split at fixed ``w``, as :func:`ssvmbench.tasks.chain.evaluate`
@@ -274,4 +319,5 @@ HashedChainTask.kernels = {     # the label-space kernels are the chain's
     "direction_dot": direction_dot, "init_marginals": chain.init_marginals,
     "dual_residual": chain.marginals_residual, "move_marginals": chain.move_marginals,
     "weights_from_average": weights_from_average,
+    "labeling_hinge": labeling_hinge, "add_labeling": add_labeling,
 }

@@ -28,6 +28,8 @@ later process loads the solver kernels from the cache (tested) and the block re-
 Python functions below.
 """
 
+import itertools
+import math
 from typing import NamedTuple
 
 import numba as nb
@@ -99,6 +101,21 @@ class MatchingTask(Task):
     @classmethod
     def tiny(cls):
         return cls(synthetic_alignment(n_train=8, n_test=1, seed=0).train, cls.LOSSES[0])
+
+    def labelings(self, i, limit):
+        """Every partial matching of pair ``i`` (``m x m'`` edges) as edge indicators."""
+        m, m2 = (int(k) for k in self.data.shapes[i])
+        count = sum(math.comb(m, r) * math.perm(m2, r) for r in range(min(m, m2) + 1))
+        if count > limit:
+            return None
+        out = []
+        for r in range(min(m, m2) + 1):
+            for rows in itertools.combinations(range(m), r):
+                for cols in itertools.permutations(range(m2), r):
+                    y = np.zeros(m * m2, dtype=np.int32)
+                    y[[a * m2 + b for a, b in zip(rows, cols)]] = 1
+                    out.append(y)
+        return out
 
 
 # --------------------------------------------------------- assignment solver (object mode)

@@ -99,6 +99,10 @@ class MulticlassTask(Task):
     def gold_labelings(self):
         return self.dataset.labels.astype(np.int32)
 
+    def labelings(self, i, limit):
+        """The ``L`` classes, one labeling ``y[0] = l`` each (the test kit's brute force)."""
+        return [np.array([l], dtype=np.int32) for l in range(self.n_labels)]
+
     def dual_size(self):
         """The dual state is ``mu`` alone (``n x L``): no label-bigram marginals."""
         return self.n_rows * self.n_labels
