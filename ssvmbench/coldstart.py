@@ -10,6 +10,7 @@ import time
 
 from numba.core import event
 
+from ssvmbench.files import write_text
 from ssvmbench.messages import say
 from ssvmbench.paths import user_cache
 
@@ -38,8 +39,7 @@ def record(solver_name, seconds):
     folder keeps the old one)."""
     records = {**_read(), solver_name: round(seconds, 1)}
     with contextlib.suppress(OSError):
-        _records().parent.mkdir(parents=True, exist_ok=True)
-        _records().write_text(json.dumps(records, indent=1, sort_keys=True))
+        write_text(_records(), json.dumps(records, indent=1, sort_keys=True))
 
 
 class _FirstCompile(event.Listener):

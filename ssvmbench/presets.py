@@ -20,13 +20,13 @@ redoes only what is missing.
 """
 
 import shlex
-import shutil
 import sys
 from pathlib import Path
 
 from ssvmbench import claims
 from ssvmbench.batch import check_jobs, expected_wall_s, is_hydra_override, sweep_jobs
 from ssvmbench.errors import UserError, read_yaml
+from ssvmbench.files import write_atomically
 from ssvmbench.launchers import launcher_settings, run_batch, workers
 from ssvmbench.messages import duration
 from ssvmbench.plotting.names import check_names
@@ -320,8 +320,8 @@ def main(args):
                         "another --out, or --overwrite-committed to redraw them")
     for name in names:
         if name.endswith(".yaml"):                        # the report finds it there
-            (out / figure_dir(name)).mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(name, out / figure_dir(name) / PRESET_COPY)
+            write_atomically(out / figure_dir(name) / PRESET_COPY,
+                             lambda file: file.write(Path(name).read_bytes()))
     check_jobs(jobs)
     status = run_batch(jobs, settings)
     if status:

@@ -19,6 +19,7 @@ import pandas as pd
 
 from ssvmbench import claims, messages, presets, report_page, traces
 from ssvmbench.errors import UserError
+from ssvmbench.files import write_text
 from ssvmbench.launchers import SLURM_STARTUP_S
 from ssvmbench.plotting import commands as plot_command
 from ssvmbench.plotting.curves import (BANDS, PANEL, add_suboptimality, aggregate,
@@ -73,14 +74,14 @@ def main(args):
             _compute(*compute)))
     table = pd.DataFrame(rows, columns=["preset", "item", "check", "result", "detail", "quote",
                                         "why", "deviation"])
-    table.to_csv(out / "checks.csv", index=False)
+    write_text(out / "checks.csv", table.to_csv(index=False))
     total = compute_time(pd.concat(runs).drop_duplicates("run"))
     small = sorted({presets.figure_dir(name) for name, deviations in sized.items()
                     if "size" in deviations})
     title, notes = f"Reproduction report: {out}", _notes(out, table, total, small, stale)
-    (out / "report.md").write_text("\n".join([f"# {title}", "", *notes, _summary(table), ""])
-                                   + "\n".join(sections))
-    (out / "report.html").write_text(report_page.page(title, notes, table, pages))
+    write_text(out / "report.md", "\n".join([f"# {title}", "", *notes, _summary(table), ""])
+               + "\n".join(sections))
+    write_text(out / "report.html", report_page.page(title, notes, table, pages))
     print(out / "report.md")
     print(out / "checks.csv")
     print(out / "report.html")

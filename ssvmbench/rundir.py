@@ -41,12 +41,13 @@ def read_state(path):
 
 def _save(path, arrays, write):
     """:func:`~ssvmbench.files.write_atomically` after checking the disk has room for
-    ``arrays`` (their bytes); a failed write raises :class:`~ssvmbench.runlog.DiskFull`."""
+    ``arrays`` (their bytes); a failed write raises :class:`~ssvmbench.runlog.DiskFull`
+    (saying that the previous version is intact)."""
     check_space(path.parent, sum(a.nbytes for a in arrays if isinstance(a, np.ndarray)))
     try:
         write_atomically(path, write)
     except OSError as err:
-        raise DiskFull(f"could not write {path}: {err}") from None
+        raise DiskFull(str(err)) from None
 
 
 def save_state(path, solver, clock):

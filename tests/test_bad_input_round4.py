@@ -1,0 +1,137 @@
+"""Bad input, round four (issue 47): every file a command writes is written whole or not at
+all, ``results`` says what is wrong, own arrays and the Python API refuse bad values in one
+line, Ctrl-C at any moment is one line and 130, and continuing a run needs no more room
+than the run."""
+
+import os
+import resource
+import shutil
+import signal
+from pathlib import Path
+
+import pytest
+
+from ssvmbench.cli import main
+from test_plotting import write_logs
+
+COMMITTED = Path(__file__).resolve().parents[1] / "results" / "reproduction"
+
+
+def _report(tmp_path):
+    """``report`` of one committed preset (its figures and traces): the report's folder."""
+    shutil.copytree(COMMITTED / "sap_figure1_ocr", tmp_path / "sap_figure1_ocr")
+    return ["report", str(tmp_path)], tmp_path
+
+
+def _plot(tmp_path):
+    """``plot`` of test_plotting's tiny logs, with every optional output."""
+    (tmp_path / "logs").mkdir()
+    write_logs(tmp_path / "logs")
+    out = tmp_path / "figures"
+    return ["plot", str(tmp_path / "logs"), "-o", str(out), "--html", "--best-within", "2",
+            "--y", "suboptimality", "test_metric"], out
+
+
+def _results(tmp_path):
+    """``results`` of the same logs, exported as CSV and Parquet over earlier exports."""
+    (tmp_path / "logs").mkdir()
+    write_logs(tmp_path / "logs")
+    out = tmp_path / "tables"
+    return ["results", str(tmp_path / "logs"), "--csv", str(out / "runs.csv"),
+            "--parquet", str(out / "runs.parquet"), "--overwrite"], out
+
+
+COMMANDS = {"report": _report, "plot": _plot, "results": _results}
+# what each command writes into its output folder
+OUTPUTS = {"report": ["report.md", "checks.csv", "report.html"],
+           "plot": ["suboptimality.png", "suboptimality.pdf", "test_metric.png",
+                    "test_metric.pdf", "provenance.csv", "summary.csv", "summary.md",
+                    "best_within.md", "best_within.tex", "figures.html", "traces.parquet"],
+           "results": ["runs.csv", "runs.parquet"]}
+PREVIOUS = b"the previous version"
+
+
+def _files(folder):
+    """``{name: bytes}`` of the files directly in ``folder``."""
+    return {path.name: path.read_bytes() for path in folder.iterdir() if path.is_file()}
+
+
+@pytest.fixture
+def command_with_outputs(tmp_path):
+    """``(args, out)`` of a command whose output folder holds a previous version
+    (:data:`PREVIOUS`) of each file it writes."""
+    def make(command):
+        args, out = COMMANDS[command](tmp_path)
+        out.mkdir(exist_ok=True)
+        for name in OUTPUTS[command]:
+            (out / name).write_bytes(PREVIOUS)
+        return args, out
+    return make
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_every_file_a_command_writes_is_renamed_into_place(command_with_outputs, monkeypatch,
+                                                           command):
+    """No file of report, plot or results is written in place: each one it writes (every
+    file of its output folder) arrives by a rename of a complete temporary file."""
+    args, out = command_with_outputs(command)
+    replaced, real = [], os.replace
+
+    def replace(src, dst, **kwargs):
+        replaced.append(Path(dst).name)
+        return real(src, dst, **kwargs)
+    monkeypatch.setattr(os, "replace", replace)
+    assert main(args) == 0
+    after = _files(out)
+    assert sorted(after) == sorted(OUTPUTS[command]) == sorted(replaced)
+    assert all(data != PREVIOUS for data in after.values())
+
+
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_a_size_limit_leaves_the_previous_file_intact_in_one_line(command_with_outputs, capsys,
+                                                                  command):
+    """Issue 47: ``report`` under a file-size limit (as a full disk would) left the previous
+    report.html truncated. Now the file it could not write is its previous version, the
+    others whole new ones, no temporary file is left, and the command says so in one line
+    (status 1)."""
+    args, out = command_with_outputs(command)
+    limit = 600                                  # bytes: less than a file of every command
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, hard))
+    try:
+        status = main(args)
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    failed = error.partition("could not write ")[2].partition(" (")[0]
+    assert status == 1 and error == (f"ssvmbench {command}: error: could not write {failed} "
+                                     "(File too large); the previous version is intact")
+    after = _files(out)
+    assert Path(failed).parent == out and after.pop(Path(failed).name) == PREVIOUS
+    assert sorted(after) == sorted(set(OUTPUTS[command]) - {Path(failed).name})
+    assert all(data == PREVIOUS or len(data) <= limit for data in after.values())
+
+
+@pytest.mark.parametrize("command, name, sig", [
+    ("report", "report.html", signal.SIGTERM), ("report", "checks.csv", signal.SIGINT),
+    ("plot", "suboptimality.png", signal.SIGINT), ("plot", "summary.md", signal.SIGTERM),
+    ("plot", "traces.parquet", signal.SIGINT), ("results", "runs.parquet", signal.SIGTERM)])
+def test_a_signal_while_a_file_is_written_leaves_it_intact(command_with_outputs, monkeypatch,
+                                                           capsys, command, name, sig):
+    """Ctrl-C or SIGTERM arriving while a command writes a file (its temporary copy whole,
+    not yet in place): the previous version stays, no temporary file is left, one line
+    names the file, status 128 + the signal."""
+    args, out = command_with_outputs(command)
+    real = os.replace
+
+    def replace(src, dst, **kwargs):
+        if Path(dst).name == name:
+            os.kill(os.getpid(), sig)
+        return real(src, dst, **kwargs)
+    monkeypatch.setattr(os, "replace", replace)
+    assert main(args) == 128 + sig
+    assert capsys.readouterr().err.strip().splitlines()[-1] == (
+        f"ssvmbench {command}: interrupted{' (SIGTERM)' if sig == signal.SIGTERM else ''} "
+        f"while writing {out / name}; the previous version is intact")
+    after = _files(out)
+    assert sorted(after) == sorted(OUTPUTS[command]) and after[name] == PREVIOUS
