@@ -84,6 +84,10 @@ def check_space(directory, needed=0):
                        f"{(needed + FREE_MARGIN) / 2**20:.0f} MiB needed; free some space)")
 
 
+class NoLogs(UserError):
+    """No run log or traces file with rows under the roots given (:func:`load_logs`)."""
+
+
 class Diverged(Exception):
     """Raised when a logged objective is NaN or infinite; the log says ``diverged``, a
     result like ``finished`` that re-runs keep."""
@@ -398,7 +402,7 @@ def load_logs(*roots):
             frames.append(trace)
     if not frames:
         where = ", ".join(map(str, roots))
-        raise UserError(f"no run logs (*.h5) or traces (*.parquet) with rows found under "
+        raise NoLogs(f"no run logs (*.h5) or traces (*.parquet) with rows found under "
                         f"{where}; run `ssvmbench run ...` first or check the path")
     table = pd.concat(frames, ignore_index=True)
     table["lambda"] = pd.to_numeric(table["lambda"], errors="coerce").astype(float)
