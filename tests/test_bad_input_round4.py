@@ -135,3 +135,40 @@ def test_a_signal_while_a_file_is_written_leaves_it_intact(command_with_outputs,
         f"while writing {out / name}; the previous version is intact")
     after = _files(out)
     assert sorted(after) == sorted(OUTPUTS[command]) and after[name] == PREVIOUS
+
+
+TINY = {"data": "ocr", "+data.subset": 0.05, "solver.passes": 1}
+
+
+@pytest.mark.parametrize("settings, message", [
+    ({"lambda": {"a": 1}}, "lambda={'a': 1} must be a finite positive number"),
+    ({"seed": 1.5}, "seed=1.5 must be a whole number"),
+    ({"solver.passes": [[1, 2]]}, r"solver.passes=\[1, 2\] must be a finite number"),
+    ({"seed": {1, 2}}, r"seed=\{1, 2\}: a value of type set is not a setting's"),
+    ({"solver": ["bcfw", None]}, "solver=null: no such solver"),
+    ({"solver": 1}, "solver=1: no such solver"),
+    (["lambda=[1"], r"lambda=\[1: not a setting Hydra reads \(no viable alternative"),
+    ("solver=bcfw", "give a list of 'key=value' strings or a dict"),
+])
+def test_the_api_refuses_a_wrong_typed_value_in_one_line(tmp_path, settings, message):
+    """Issue 47: ``api.sweep({"lambda": {"a": 1}, ...})`` leaked Hydra's multi-line parse
+    error (a dict written as Python prints it); ``solver=1`` or a None among the values
+    Hydra's ValueError. Now each is one UserError naming the setting, as on the command
+    line, and nothing is written."""
+    from ssvmbench import api
+    from ssvmbench.errors import UserError
+    words = {**TINY, **settings} if isinstance(settings, dict) else settings
+    with pytest.raises(UserError, match=message) as refused:
+        api.sweep(words, sweep_dir=tmp_path / "sweep")
+    assert "\n" not in str(refused.value) and not (tmp_path / "sweep").exists()
+
+
+@pytest.mark.parametrize("words", [["lambda=[1"], ["-m", "seed=0,(1"], ["solver=1"]])
+def test_an_override_hydra_cannot_read_is_one_line_on_the_command_line(tmp_path, capsys,
+                                                                       words):
+    """``ssvmbench run 'lambda=[1'`` (or a group given a number) ended in a traceback."""
+    assert main(["run", *words, f"hydra.run.dir={tmp_path / 'run'}",
+                 f"hydra.sweep.dir={tmp_path / 'sweep'}"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ssvmbench run: error: ") and len(err.splitlines()) == 1
+    assert not any(tmp_path.iterdir())
