@@ -1,10 +1,29 @@
 """ssvmbench: reproduce and extend structural-SVM optimizer benchmarks."""
 
-import contextlib
 import os
+import signal
 import sys
 
-from ssvmbench.paths import kernel_cache, prune_kernel_caches
+
+def _stopped_while_starting(signum, frame):
+    """A stop signal while the command line starts (imports the package, numba, Hydra, ...):
+    nothing is written yet, so one line and 128 + the signal, at once. ``cli.main`` takes
+    over with its own handling once it runs."""
+    os.write(2, f"ssvmbench: interrupted ({signal.Signals(signum).name}) while starting; "
+                "nothing was written\n".encode())
+    os._exit(128 + signum)
+
+
+# the command line (the `ssvmbench` script, `python -m ssvmbench`) answers Ctrl-C and SIGTERM
+# in one line from its first import on, not with a KeyboardInterrupt traceback; an import
+# from Python changes no handler
+if os.path.basename(sys.argv[0]) == "ssvmbench" or sys.argv[:1] == ["-m"]:
+    for _signal in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(_signal, _stopped_while_starting)
+
+import contextlib  # noqa: E402
+
+from ssvmbench.paths import kernel_cache, prune_kernel_caches  # noqa: E402
 
 __version__ = "0.1.0"    # the one place of the version: pyproject.toml reads it (hatch)
 

@@ -48,20 +48,37 @@ class Terminated(KeyboardInterrupt):
     signum = signal.SIGTERM
 
 
-def _terminate(signum, frame):
-    raise Terminated()
+def _interrupt(signum, frame):
+    """Ctrl-C or SIGTERM during a command: KeyboardInterrupt (:class:`Terminated`), but not
+    inside a callback from compiled code (llvmlite's, while numba compiles), which would
+    print it and drop it: there the signal comes again a moment later."""
+    if _in_compiled_callback(frame):
+        threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()
+        return
+    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+
+def _in_compiled_callback(frame):
+    """Whether ``frame`` runs inside llvmlite (called from LLVM through ctypes)."""
+    while frame is not None:
+        if "llvmlite" in frame.f_code.co_filename:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def main(argv=None):
     """``ssvmbench COMMAND ...``: the command's exit status; bad input, a file-system error
     and a stop (Ctrl-C, SIGTERM) are one line each, never a traceback."""
-    in_main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _terminate) if in_main_thread else None
+    handlers = {signal.SIGINT: _interrupt, signal.SIGTERM: _interrupt}
+    if threading.current_thread() is not threading.main_thread():
+        handlers = {}
+    previous = {sig: signal.signal(sig, handler) for sig, handler in handlers.items()}
     try:
         return _main(list(sys.argv[1:] if argv is None else argv))
     finally:
-        if in_main_thread:
-            signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _main(argv):

@@ -172,3 +172,82 @@ def test_an_override_hydra_cannot_read_is_one_line_on_the_command_line(tmp_path,
     err = capsys.readouterr().err
     assert err.startswith("ssvmbench run: error: ") and len(err.splitlines()) == 1
     assert not any(tmp_path.iterdir())
+
+
+CTRL_C_WHILE_NUMBA_IMPORTS = """
+import os, signal, sys
+sys.argv = [os.path.join(sys.prefix, "bin", "ssvmbench"), "results", "nowhere"]
+
+class CtrlC:                          # Ctrl-C while the package imports numba
+    def find_spec(self, name, path=None, target=None):
+        if name == "numba":
+            os.kill(os.getpid(), signal.SIGINT)
+
+sys.meta_path.insert(0, CtrlC())
+from ssvmbench.cli import main
+sys.exit(main())
+"""
+
+
+def test_ctrl_c_while_the_command_imports_is_one_line_and_130():
+    """Issue 47: Ctrl-C within the first second of any command (while the package and
+    numba import) printed a KeyboardInterrupt traceback."""
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", CTRL_C_WHILE_NUMBA_IMPORTS],
+                          capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (
+        130, "ssvmbench: interrupted (SIGINT) while starting; nothing was written\n")
+
+
+@pytest.mark.parametrize("delay", [0.15, 0.5])
+def test_ctrl_c_early_in_a_real_command_is_one_line(tmp_path, delay):
+    """The same on the real command line, at moments within its start (timing decides
+    where it lands: importing, reading, or done already)."""
+    import subprocess
+    import sys
+    import time
+    process = subprocess.Popen([sys.executable, "-m", "ssvmbench", "results",
+                                str(COMMITTED / "sap_figure1_ocr" / "traces.parquet")],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(delay)
+    process.send_signal(signal.SIGINT)
+    err = process.communicate(timeout=120)[1]
+    assert "Traceback" not in err and len(err.splitlines()) <= 1
+    assert process.returncode in (0, 130) and ("interrupted" in err) == (
+        process.returncode == 130)
+
+
+def test_a_signal_inside_a_compiled_callback_comes_again(monkeypatch):
+    """check-solver stopped by Ctrl-C while numba compiled reported a failed check: the
+    KeyboardInterrupt was raised inside llvmlite's ctypes callback, which printed and
+    dropped it. There the command's handler now sends the signal again a moment later."""
+    import sys
+    import threading
+    from ssvmbench import cli
+    later = []
+    monkeypatch.setattr(threading, "Timer", lambda delay, call, args: type(
+        "Timer", (), {"start": lambda self: later.append((delay, call, args))})())
+    inside = compile("cli._interrupt(signal.SIGINT, sys._getframe())",
+                     "/site-packages/llvmlite/binding/executionengine.py", "exec")
+    exec(inside, {"cli": cli, "signal": signal, "sys": sys})
+    assert later == [(0.05, os.kill, (os.getpid(), signal.SIGINT))]
+    with pytest.raises(KeyboardInterrupt):
+        cli._interrupt(signal.SIGINT, sys._getframe())
+
+
+def test_a_stop_during_a_cold_compile_says_how_long_the_compile_takes(monkeypatch):
+    """Issue 47: the first Ctrl-C during a first compile is acknowledged at once but takes
+    effect when the compile ends; the acknowledgement now says how long that is expected
+    to take (the estimate the 'compiling kernels' line gave)."""
+    from numba.core import event
+    from ssvmbench import coldstart, stop_signals
+    monkeypatch.setattr(coldstart, "estimate", lambda solver_name: 23.0)
+    assert stop_signals.acknowledgement().startswith("stopping at the next step")
+    with coldstart.compile_notice("bcfw"):
+        event.start_event("numba:compile")
+        said = stop_signals.acknowledgement()
+        event.end_event("numba:compile")
+    assert said.startswith("stopping once the kernels are compiled (~23 s expected, 0 s so "
+                           "far) with the state saved; the same command continues the run")
+    assert coldstart.compiling() is None
