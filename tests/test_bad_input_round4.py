@@ -251,3 +251,38 @@ def test_a_stop_during_a_cold_compile_says_how_long_the_compile_takes(monkeypatc
     assert said.startswith("stopping once the kernels are compiled (~23 s expected, 0 s so "
                            "far) with the state saved; the same command continues the run")
     assert coldstart.compiling() is None
+
+
+def test_continuing_a_run_needs_no_more_room_than_the_run(data_root, tmp_path, monkeypatch):
+    """Issue 47: after a full disk was freed, continuing a run needed 51 MiB where the run
+    fits in 33: the new state was checked for its top-level arrays plus the whole margin on
+    top of the previous state it replaces. Now the check counts every array of the state
+    and credits the file it replaces (and the log's copy the one it replaces), so the
+    continuation runs on a disk with the margin free and says how much is missing below."""
+    from ssvmbench import api, runlog
+    from ssvmbench.runlog import Interrupted
+    args = ["solver=bcfw", "data=ocr", "+data.subset=0.05", "solver.passes=4",
+            "resume.every_s=0"]
+    run_dir, real = tmp_path / "run", runlog.shutil.disk_usage
+    calls = {"n": 0}
+
+    def filling(path):                                 # full after a few checkpoints
+        calls["n"] += 1
+        return real(path)._replace(free=0) if calls["n"] > 6 else real(path)
+    monkeypatch.setattr(runlog.shutil, "disk_usage", filling)
+    with pytest.raises(Interrupted, match="is full"):
+        api.run(args, run_dir)
+    state = (run_dir / "state.pkl").read_bytes()
+    used = sum(path.stat().st_size for path in run_dir.iterdir())
+
+    def disk(capacity):                                # a disk holding only this run
+        return lambda path: real(path)._replace(
+            free=capacity - sum(p.stat().st_size for p in run_dir.iterdir() if p.is_file()))
+    monkeypatch.setattr(runlog.shutil, "disk_usage", disk(used + runlog.FREE_MARGIN // 2))
+    with pytest.raises(Interrupted, match=r"MiB free, 32.0 MiB needed: 16.0 MiB missing"):
+        api.run(args, run_dir)
+    assert (run_dir / "state.pkl").read_bytes() == state
+    monkeypatch.setattr(runlog.shutil, "disk_usage", disk(used + runlog.FREE_MARGIN + 2**18))
+    trace, attrs = api.run(args, run_dir)
+    assert attrs["status"] == "finished" and attrs["resumed"] == 1
+    assert trace["effective_pass"].max() == 4
