@@ -77,7 +77,8 @@ def describe_os_error(err):
     if isinstance(err, NotWritten):
         return str(err)
     where = " -> ".join(str(name) for name in (err.filename, err.filename2) if name)
-    hint = _hint(err.errno) or "check the path and the disk"
+    hint = _hint(err.errno) or ("a file size limit (ulimit -f) is in the way"
+                                if err.errno == errno.EFBIG else "check the path and the disk")
     return f"{err.strerror or err}{': ' + where if where else ''} ({hint})"
 
 

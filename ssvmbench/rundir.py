@@ -13,8 +13,8 @@ from ssvmbench.files import write_atomically
 from ssvmbench.messages import say
 from ssvmbench.provenance import code_identity
 from ssvmbench.runlock import RunLock
-from ssvmbench.runlog import (LOG_NAME, DiskFull, RunLog, check_space, make_room, resumable,
-                              write_skipped)
+from ssvmbench.runlog import (LOG_NAME, DiskFull, RunLog, check_size_limit, check_space,
+                              make_room, resumable, write_skipped)
 
 STATE_NAME = "state.pkl"
 
@@ -42,10 +42,12 @@ def read_state(path):
 def _save(path, content, write):
     """:func:`~ssvmbench.files.write_atomically` after checking the disk has room for
     ``content`` (the bytes of every array in it) beside the previous version of ``path``,
-    which it replaces (:func:`~ssvmbench.runlog.check_space`); a failed write raises
+    which it replaces (:func:`~ssvmbench.runlog.check_space`), and that the file size
+    limit allows them (:func:`~ssvmbench.runlog.check_size_limit`); a failed write raises
     :class:`~ssvmbench.runlog.DiskFull` (saying that the previous version is intact)."""
-    previous = path.stat().st_size if path.exists() else 0
-    check_space(path.parent, array_bytes(content), replaced=previous)
+    previous, size = path.stat().st_size if path.exists() else 0, array_bytes(content)
+    check_space(path.parent, size, replaced=previous)
+    check_size_limit(path, size)
     try:
         write_atomically(path, write)
     except OSError as err:

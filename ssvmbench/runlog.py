@@ -12,6 +12,8 @@ under another name.
 
 import contextlib
 import datetime
+import os
+import resource
 import shutil
 import time
 import warnings
@@ -90,8 +92,25 @@ def check_space(directory, needed=0, replaced=0):
                        "same command again)")
 
 
+LOG_GROWTH = 2**20    # bytes one append may add to a log at most (its rows, a new block of
+#                       every column, HDF5's bookkeeping)
+
+
+def check_size_limit(path, size):
+    """Raise :class:`DiskFull`, saying how much is missing, if a file of ``size`` bytes at
+    ``path`` would pass this process's file size limit (``ulimit -f``): a write past it
+    fails, and HDF5 cannot recover from a failed write (its file closes in error, or the
+    process crashes)."""
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    if limit != resource.RLIM_INFINITY and size > limit:
+        raise DiskFull(f"{path} would pass the file size limit (ulimit -f) of {_mib(limit)} "
+                       f"({_mib(size)} needed: {_mib(size - limit)} missing; raise the limit "
+                       "and run the same command again)")
+
+
 def _mib(size):
-    return f"{size / 2**20:.1f} MiB"
+    """``size`` bytes in MiB (in KiB below one MiB)."""
+    return f"{size / 2**20:.1f} MiB" if abs(size) >= 2**20 else f"{size / 2**10:.0f} KiB"
 
 
 class NoLogs(UserError):
@@ -155,6 +174,7 @@ class RunLog:
         end = self.n_rows + len(next(iter(columns.values())))
         self._check_owner()
         check_space(self.path.parent, replaced=self.replacing)
+        check_size_limit(self.path, os.path.getsize(self.file.filename) + LOG_GROWTH)
         try:
             for key, values in columns.items():
                 if key not in self.trace:

@@ -286,3 +286,27 @@ def test_continuing_a_run_needs_no_more_room_than_the_run(data_root, tmp_path, m
     trace, attrs = api.run(args, run_dir)
     assert attrs["status"] == "finished" and attrs["resumed"] == 1
     assert trace["effective_pass"].max() == 4
+
+
+def test_a_file_size_limit_stops_a_run_in_one_line_and_it_continues(data_root, tmp_path):
+    """Found while trying issue 47's cases: a run under a file size limit (``ulimit -f``)
+    crashed (SIGSEGV) after HDF5 tracebacks once its log reached the limit. Now each write
+    first checks the limit: the run stops as interrupted in one line saying how much is
+    missing, and the same command continues once the limit is raised."""
+    import subprocess
+    import sys
+    from ssvmbench import api
+    args = ["solver=bcfw", "data=ocr", "+data.subset=0.05", "solver.passes=2"]
+    api.run(args, tmp_path / "warm")                  # its kernels cached: no compile below
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (30_000, resource.RLIM_INFINITY))
+    done = subprocess.run([sys.executable, "-m", "ssvmbench", "run", *args,
+                           f"hydra.run.dir={tmp_path / 'run'}"], preexec_fn=limited,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 130 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith(
+        f"ssvmbench run: interrupted: {tmp_path / 'run' / 'run.h5'} would pass the file size "
+        "limit (ulimit -f) of 29 KiB (1.")
+    _, attrs = api.run(args, tmp_path / "run")
+    assert attrs["status"] == "finished"
