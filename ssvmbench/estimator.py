@@ -8,7 +8,9 @@
 ``X``: a list of per-sequence token feature matrices (``T_i x F``, NumPy or scipy.sparse);
 ``y``: a list of label arrays (any integers; ``classes_`` holds them sorted). The model is the
 chain of BCFW Section 6 (token features x label, label bigrams, first and last label biases),
-trained on ``lam/2 ||w||^2 + 1/n sum_i H_i(w)`` with the normalized Hamming loss by default.
+trained on ``lam/2 ||w||^2 + 1/n sum_i H_i(w)`` with the normalized Hamming loss by default
+(``lam`` a positive number or ``"1/n"``, ``"C/n"``, as the command line's ``lambda``). A
+parameter of the wrong type or value is one :class:`~ssvmbench.errors.UserError` naming it.
 """
 
 import numpy as np
@@ -16,6 +18,7 @@ import scipy.sparse as sp
 
 from ssvmbench.data.sequences import ChainDataset
 from ssvmbench.errors import UserError
+from ssvmbench.settings import check_passes, check_seed, resolve_lambda
 from ssvmbench.solvers import make_solver
 from ssvmbench.tasks import make_task
 from ssvmbench.tasks.oracles import Oracle
@@ -37,14 +40,19 @@ class ChainSSVM:
         if len(X) != len(y) or not len(X):
             raise UserError(f"fit: {len(X)} sequences and {len(y)} label arrays; give one "
                             "label array per sequence, at least one sequence")
+        seed, passes = check_seed(self.seed), check_passes(self.passes, "passes")
+        if self.oracle is not None and not isinstance(self.oracle, Oracle):
+            raise UserError(f"oracle={self.oracle!r}: give an Oracle (ssvmbench.tasks.oracles:"
+                            " Oracle('topk', K=5, mu=0.1)) or None for the solver's default")
         self.classes_ = np.unique(np.concatenate([np.asarray(labels) for labels in y]))
         self.n_features_in_ = _width(X)
         task = make_task(self._dataset(X, y), self.loss)
+        lam = resolve_lambda(self.lam, task.n, "lam")
         iterates = list(dict.fromkeys(["raw", self.iterate]))
-        solver = make_solver(self.solver, task, self.lam,
-                             {**(self.options or {}), "iterates": iterates}, self.seed,
+        solver = make_solver(self.solver, task, lam,
+                             {**(self.options or {}), "iterates": iterates}, seed,
                              self.oracle or _default_oracle(self.solver))
-        solver.run_until(int(np.ceil(self.passes * task.n)))
+        solver.run_until(int(np.ceil(passes * task.n)))
         self.coef_ = dict((name, w) for name, w, _ in solver.iterates())[self.iterate].copy()
         self.n_iter_ = solver.oracle_calls / task.n
         return self
