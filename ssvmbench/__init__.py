@@ -14,10 +14,19 @@ def _stopped_while_starting(signum, frame):
     os._exit(128 + signum)
 
 
-# the command line (the `ssvmbench` script, `python -m ssvmbench`) answers Ctrl-C and SIGTERM
-# in one line from its first import on, not with a KeyboardInterrupt traceback; an import
-# from Python changes no handler
-if os.path.basename(sys.argv[0]) == "ssvmbench" or sys.argv[:1] == ["-m"]:
+def _is_command_line():
+    """Whether this process is the command line (the ``ssvmbench`` script, ``python -m
+    ssvmbench``), not Python importing the package, nor a batch's worker (multiprocessing
+    gives a spawned worker its parent's ``sys.argv``; the batch sets its signals)."""
+    multiprocessing = sys.modules.get("multiprocessing")
+    if multiprocessing is not None and multiprocessing.current_process().name != "MainProcess":
+        return False
+    return os.path.basename(sys.argv[0]) == "ssvmbench" or sys.argv[:1] == ["-m"]
+
+
+# the command line answers Ctrl-C and SIGTERM in one line from its first import on, not with
+# a KeyboardInterrupt traceback; any other import changes no handler
+if _is_command_line():
     for _signal in (signal.SIGINT, signal.SIGTERM):
         signal.signal(_signal, _stopped_while_starting)
 

@@ -200,6 +200,28 @@ def test_ctrl_c_while_the_command_imports_is_one_line_and_130():
         130, "ssvmbench: interrupted (SIGINT) while starting; nothing was written\n")
 
 
+A_WORKER_IMPORTS = """
+import multiprocessing, os, signal, sys
+sys.argv = [os.path.join(sys.prefix, "bin", "ssvmbench"), "run", "-m"]   # its parent's
+multiprocessing.current_process().name = "ssvmbench-worker-0"
+signal.signal(signal.SIGINT, signal.SIG_IGN)                   # as the batch starts it
+import ssvmbench
+assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+"""
+
+
+def test_a_batch_worker_keeps_the_signals_its_batch_gives_it():
+    """Found while trying the above: a sweep's spawned worker has its parent's sys.argv,
+    so it took the command line's starting handler and, stopped while importing, printed
+    the command's line and replaced the SIGINT its batch ignores. Workers are left alone."""
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", A_WORKER_IMPORTS], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
 @pytest.mark.parametrize("delay", [0.15, 0.5])
 def test_ctrl_c_early_in_a_real_command_is_one_line(tmp_path, delay):
     """The same on the real command line, at moments within its start (timing decides
