@@ -1,10 +1,38 @@
 """ssvmbench: reproduce and extend structural-SVM optimizer benchmarks."""
 
-import contextlib
 import os
+import signal
 import sys
 
-from ssvmbench.paths import kernel_cache, prune_kernel_caches
+
+def _stopped_while_starting(signum, frame):
+    """A stop signal while the command line starts (imports the package, numba, Hydra, ...):
+    nothing is written yet, so one line and 128 + the signal, at once. ``cli.main`` takes
+    over with its own handling once it runs."""
+    os.write(2, f"ssvmbench: interrupted ({signal.Signals(signum).name}) while starting; "
+                "nothing was written\n".encode())
+    os._exit(128 + signum)
+
+
+def _is_command_line():
+    """Whether this process is the command line (the ``ssvmbench`` script, ``python -m
+    ssvmbench``), not Python importing the package, nor a batch's worker (multiprocessing
+    gives a spawned worker its parent's ``sys.argv``; the batch sets its signals)."""
+    multiprocessing = sys.modules.get("multiprocessing")
+    if multiprocessing is not None and multiprocessing.current_process().name != "MainProcess":
+        return False
+    return os.path.basename(sys.argv[0]) == "ssvmbench" or sys.argv[:1] == ["-m"]
+
+
+# the command line answers Ctrl-C and SIGTERM in one line from its first import on, not with
+# a KeyboardInterrupt traceback; any other import changes no handler
+if _is_command_line():
+    for _signal in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(_signal, _stopped_while_starting)
+
+import contextlib  # noqa: E402
+
+from ssvmbench.paths import kernel_cache, prune_kernel_caches  # noqa: E402
 
 __version__ = "0.1.0"    # the one place of the version: pyproject.toml reads it (hatch)
 

@@ -35,7 +35,9 @@ def config(overrides=(), search_path=()):
     ``ssvmbench run``), plugin solvers included; ``search_path``: more config sources
     (``file://DIR``, as ``--config-dir DIR`` adds). An override Hydra cannot apply is one
     line (:class:`~ssvmbench.errors.UserError`): a key or option name that is not there, with
-    the nearest one (``solver.pases``: did you mean ``solver.passes``?)."""
+    the nearest one (``solver.pases``: did you mean ``solver.passes``?), or a group given
+    something else than an option's name (``solver=1``, ``solver=null``: Hydra's
+    ValueError)."""
     from hydra.errors import HydraException
 
     store_plugin_configs()
@@ -43,7 +45,7 @@ def config(overrides=(), search_path=()):
     with initialize_config_dir(config_dir=str(config_dir()), version_base=None):
         try:
             return compose(config_name="config", overrides=[*overrides, *extra])
-        except HydraException as err:
+        except (HydraException, ValueError) as err:
             problem = unknown_name(overrides, extra) or "; ".join(
                 line.strip() for line in str(err).splitlines() if line.strip())
             raise UserError(problem) from None
@@ -54,10 +56,11 @@ def unknown_name(overrides, extra=()):
     group's option (``solver=bcfx``) or a key (``solver.pases=5``), with the nearest existing
     name; a key close to none is a new one, added with ``+``. None if every name exists."""
     from hydra.core.global_hydra import GlobalHydra
-    from hydra.core.override_parser.overrides_parser import OverridesParser
     from hydra.errors import HydraException
 
-    parsed = [o for o in OverridesParser.create().parse_overrides(list(overrides))
+    from ssvmbench.batch import parse_overrides
+
+    parsed = [o for o in parse_overrides(overrides)
               if not (o.is_add() or o.is_delete() or o.is_force_add()
                       or o.key_or_group.startswith("hydra"))]
     loader = GlobalHydra.instance().config_loader()
@@ -115,14 +118,16 @@ def _dotted(node, prefix=""):
 
 def run(overrides=(), run_dir=None):
     """Train as ``ssvmbench run OVERRIDES`` does, logging to ``run_dir/run.h5`` (default
-    ``results/runs/DATE/TIME_SOLVER_DATA``); returns ``(trace, attrs)`` of the log."""
-    cfg = config(overrides)
+    ``results/runs/DATE/TIME_SOLVER_DATA``); returns ``(trace, attrs)`` of the log.
+    ``overrides``: strings (``["solver=bcfw", "lambda=0.01"]``) or ``{key: value}``."""
+    words = override_words(overrides)
+    cfg = config(words)
     if run_dir is None:
         now = datetime.datetime.now()
         run_dir = Path("results", "runs", f"{now:%Y-%m-%d}",
                        f"{now:%H-%M-%S-%f}_{cfg.solver.name}_{cfg.data.name}")
     Path(run_dir).mkdir(parents=True, exist_ok=True)
-    return read_log(run_config(cfg, run_dir, list(overrides)))
+    return read_log(run_config(cfg, run_dir, words))
 
 
 def sweep(overrides=(), sweep_dir=None):
@@ -132,13 +137,13 @@ def sweep(overrides=(), sweep_dir=None):
     chooses where the runs go (default: one local worker; ``hydra.launcher.n_jobs=2`` two;
     ``hydra/launcher=slurm`` a SLURM array). Finished runs in ``sweep_dir`` are kept, stopped
     ones continued. Returns the results table of the sweep (:func:`ssvmbench.results.table`:
-    one row per run, failed ones included)."""
+    one row per run, failed ones included). A value of the wrong type is one
+    :class:`~ssvmbench.errors.UserError` naming the setting, as on the command line."""
     from ssvmbench.batch import check_jobs, is_hydra_override, sweep_jobs
     from ssvmbench.launchers import launcher_settings, run_batch
     from ssvmbench.results import table
 
-    words = [f"{key}={_values(value)}" for key, value in overrides.items()] \
-        if isinstance(overrides, dict) else list(overrides)
+    words = override_words(overrides)
     if sweep_dir is None:
         now = datetime.datetime.now()
         sweep_dir = Path("results", "sweeps", f"{now:%Y-%m-%d}", f"{now:%H-%M-%S-%f}")
@@ -149,10 +154,30 @@ def sweep(overrides=(), sweep_dir=None):
     return table(sweep_dir)
 
 
-def _values(value):
-    """A sweep's values as an override writes them: ``[0, 1]`` -> ``0,1``, ``None`` ->
-    ``null``, ``True`` -> ``true``."""
+def override_words(overrides):
+    """The command line's words of ``overrides``: a list of ``key=value`` strings as it is,
+    or ``{key: value}`` written as Hydra reads values (a list or tuple of values at the top
+    is a sweep, ``0,1``; nested ones ``[0,1]``, dicts ``{a:1}``; None, True ``null``,
+    ``true``); anything else is one line naming the setting."""
+    if isinstance(overrides, dict):
+        return [f"{key}={_value(key, value, top=True)}" for key, value in overrides.items()]
+    if isinstance(overrides, str) or not all(isinstance(word, str) for word in overrides):
+        raise UserError(f"overrides={overrides!r}: give a list of 'key=value' strings or a "
+                        "dict {key: value}")
+    return list(overrides)
+
+
+def _value(key, value, top=False):
+    """``value`` of setting ``key`` as an override writes it (see :func:`override_words`)."""
     if isinstance(value, (list, tuple, range)):
-        return ",".join(map(_values, value))
-    return {None: "null", True: "true", False: "false"}.get(value, str(value)) \
-        if isinstance(value, (bool, type(None))) else str(value)
+        text = ",".join(_value(key, item) for item in value)
+        return text if top else f"[{text}]"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{name}:{_value(key, item)}" for name, item in value.items()) + "}"
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    if isinstance(value, (str, int, float)):
+        return str(value)
+    raise UserError(f"{key}={value!r}: a value of type {type(value).__name__} is not a "
+                    "setting's; give a number, a string, True, False, None, a list of values "
+                    "to sweep or a dict")

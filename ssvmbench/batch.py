@@ -47,15 +47,31 @@ def is_hydra_override(word):
     return word.lstrip("+~").startswith(("hydra.", "hydra/"))
 
 
+def parse_overrides(words):
+    """Hydra's reading of the override ``words`` (``key=value``, ``key=a,b``, ...); one it
+    cannot read is one line naming it (:class:`~ssvmbench.errors.UserError`), not Hydra's
+    multi-line parse report or its traceback."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import OverrideParseException
+
+    parser, parsed = OverridesParser.create(), []
+    for word in words:
+        try:
+            parsed += parser.parse_overrides([word])
+        except OverrideParseException as err:
+            raise UserError(f"{word}: not a setting Hydra reads ({str(err).splitlines()[0]}; "
+                            "write key=value, key=a,b to sweep, key=[a,b] for a list, quoted "
+                            "as 'key=value' in a shell)") from None
+    return parsed
+
+
 def sweep_jobs(words, sweep_dir, expected_s=0.0):
     """The runs of ``ssvmbench run -m WORDS hydra.sweep.dir=SWEEP_DIR`` in Hydra's order."""
     from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
-    from hydra.core.override_parser.overrides_parser import OverridesParser
 
     from ssvmbench.app import run_dirname
 
-    overrides = OverridesParser.create().parse_overrides(
-        [word for word in words if not is_hydra_override(word)])
+    overrides = parse_overrides([word for word in words if not is_hydra_override(word)])
     jobs = []
     for combination in BasicSweeper.split_arguments(overrides, None)[0]:
         named = sorted(setting_words(combination))

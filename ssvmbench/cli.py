@@ -8,8 +8,10 @@ every Hydra option work); the other subcommands use argparse.
 import argparse
 import dataclasses
 import os
+import signal
 import sys
 import tempfile
+import threading
 import warnings
 from pathlib import Path
 
@@ -39,18 +41,58 @@ def _one_line(message, category, *args, **kwargs):
     return f"ssvmbench: warning: {message}\n"
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM outside a run's own handling: a command stops as on Ctrl-C (its files written
+    whole or not at all), with status 128 + 15."""
+
+    signum = signal.SIGTERM
+
+
+def _interrupt(signum, frame):
+    """Ctrl-C or SIGTERM during a command: KeyboardInterrupt (:class:`Terminated`), but not
+    inside a callback from compiled code (llvmlite's, while numba compiles), which would
+    print it and drop it: there the signal comes again a moment later."""
+    if _in_compiled_callback(frame):
+        threading.Timer(0.05, os.kill, (os.getpid(), signum)).start()
+        return
+    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+
+def _in_compiled_callback(frame):
+    """Whether ``frame`` runs inside llvmlite (called from LLVM through ctypes)."""
+    while frame is not None:
+        if "llvmlite" in frame.f_code.co_filename:
+            return True
+        frame = frame.f_back
+    return False
+
+
 def main(argv=None):
-    warnings.formatwarning = _one_line
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] in ("-h", "--help"):
-        print(USAGE)
-        return 0
-    if argv[0] in ("-V", "--version"):
-        from ssvmbench import __version__
-        print(f"ssvmbench {__version__}")
-        return 0
-    command, rest = argv[0], argv[1:]
+    """``ssvmbench COMMAND ...``: the command's exit status; bad input, a file-system error
+    and a stop (Ctrl-C, SIGTERM) are one line each, never a traceback."""
+    handlers = {signal.SIGINT: _interrupt, signal.SIGTERM: _interrupt}
+    if threading.current_thread() is not threading.main_thread():
+        handlers = {}
+    previous = {sig: signal.signal(sig, handler) for sig, handler in handlers.items()}
     try:
+        return _main(list(sys.argv[1:] if argv is None else argv))
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _main(argv):
+    command = argv[0] if argv else ""
+    try:
+        warnings.formatwarning = _one_line
+        if not argv or argv[0] in ("-h", "--help"):
+            print(USAGE)
+            return 0
+        if argv[0] in ("-V", "--version"):
+            from ssvmbench import __version__
+            print(f"ssvmbench {__version__}")
+            return 0
+        rest = argv[1:]
         if command == "run":
             return _run(rest)
         if command in ("plot", "results", "data", "bench", "reproduce", "report", "check-solver"):
@@ -58,9 +100,9 @@ def main(argv=None):
     except UserError as err:
         print(f"ssvmbench {command}: error: {err}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"ssvmbench {command}: interrupted", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as err:
+        print(interrupted(command, err), file=sys.stderr)
+        return 128 + getattr(err, "signum", signal.SIGINT)
     except BrokenPipeError:           # output piped into `head`: stop quietly
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
@@ -69,6 +111,14 @@ def main(argv=None):
         return 1
     print(f"ssvmbench: unknown command '{command}'\n\n{USAGE}", file=sys.stderr)
     return 2
+
+
+def interrupted(command, err):
+    """The one line of a command stopped by Ctrl-C or SIGTERM (``err``), naming the file
+    it was writing, if any, and that its previous version is intact."""
+    name = " (SIGTERM)" if isinstance(err, Terminated) else ""
+    where = getattr(err, "not_written", "")
+    return f"ssvmbench {command}: interrupted{name}{' ' + where if where else ''}"
 
 
 def command_parser(command):

@@ -10,6 +10,7 @@ import time
 
 from numba.core import event
 
+from ssvmbench.files import write_text
 from ssvmbench.messages import say
 from ssvmbench.paths import user_cache
 
@@ -38,8 +39,20 @@ def record(solver_name, seconds):
     folder keeps the old one)."""
     records = {**_read(), solver_name: round(seconds, 1)}
     with contextlib.suppress(OSError):
-        _records().parent.mkdir(parents=True, exist_ok=True)
-        _records().write_text(json.dumps(records, indent=1, sort_keys=True))
+        write_text(_records(), json.dumps(records, indent=1, sort_keys=True))
+
+
+_now_compiling = None     # (expected seconds, start) while a compile_notice block compiles
+
+
+def compiling():
+    """``(expected_s, elapsed_s)`` of the compile going on now (the estimate its notice
+    gave, and the seconds since it began), or None when nothing compiles: what a stop
+    signal's acknowledgement says, as the stop takes effect only once it is done."""
+    if _now_compiling is None:
+        return None
+    expected_s, start = _now_compiling
+    return expected_s, time.perf_counter() - start
 
 
 class _FirstCompile(event.Listener):
@@ -47,10 +60,12 @@ class _FirstCompile(event.Listener):
         self.solver_name, self.compiled = solver_name, 0
 
     def on_start(self, ev):
+        global _now_compiling
         self.compiled += 1
         if self.compiled == 1:
-            say(f"compiling kernels (first run only, ~{estimate(self.solver_name):.0f} s)",
-                progress=True)
+            expected_s = estimate(self.solver_name)
+            _now_compiling = (expected_s, time.perf_counter())
+            say(f"compiling kernels (first run only, ~{expected_s:.0f} s)", progress=True)
 
     def on_end(self, ev):
         """(numba's listener contract; only the starts count)"""
@@ -58,12 +73,16 @@ class _FirstCompile(event.Listener):
 
 @contextlib.contextmanager
 def compile_notice(solver_name):
-    """Within it, numba's first compile says so in one line; a block that compiled at least
-    :data:`COLD_EVENTS` functions (a cold start, not a kernel or two) is recorded as the
-    solver's next estimate."""
+    """Within it, numba's first compile says so in one line (and :func:`compiling` tells
+    until the block ends); a block that compiled at least :data:`COLD_EVENTS` functions (a
+    cold start, not a kernel or two) is recorded as the solver's next estimate."""
+    global _now_compiling
     listener = _FirstCompile(solver_name)
     start = time.perf_counter()
-    with event.install_listener("numba:compile", listener):
-        yield
+    try:
+        with event.install_listener("numba:compile", listener):
+            yield
+    finally:
+        _now_compiling = None
     if listener.compiled >= COLD_EVENTS:
         record(solver_name, time.perf_counter() - start)

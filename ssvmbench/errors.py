@@ -1,6 +1,6 @@
 """The exception type for bad input (its message says what to do), its case of a combination
 that cannot run, the one check of a numeric setting, and the one line for a file system error
-or a YAML file that does not parse."""
+(a file not written whole among them) or a YAML file that does not parse."""
 
 import errno
 import math
@@ -40,16 +40,45 @@ def number(name, value, allow_none=False):
     return result
 
 
-def describe_os_error(err):
-    """One line for a file system error (no permission, a read-only or full disk, a missing
-    folder): what happened, to which file, and what to do."""
-    where = " -> ".join(str(name) for name in (err.filename, err.filename2) if name)
+class NotWritten(OSError):
+    """A file that could not be written whole (a full disk, a size limit, no permission):
+    :func:`~ssvmbench.files.write_atomically` left its previous version, if any, as it was,
+    and the message says so in one line."""
+
+    def __init__(self, path, err):
+        super().__init__(err.errno, err.strerror or str(err), str(path))
+        self.path = path
+
+    @staticmethod
+    def previous(path):
+        """What became of ``path`` when a new version could not be written."""
+        return ("the previous version is intact" if Path(path).exists()
+                else "no file was left there")
+
+    def __str__(self):
+        return (f"could not write {self.path} ({self.strerror}{_hint(self.errno, '; ')}); "
+                f"{self.previous(self.path)}")
+
+
+def _hint(code, before=""):
+    """What to do about a file system error of ``errno`` ``code`` (empty if nothing to say)."""
     hint = {errno.EACCES: "check its permissions", errno.EPERM: "check its permissions",
             errno.EROFS: "the file system is read-only; choose another directory",
             errno.ENOSPC: "free some space and run the same command again",
             errno.ENOTDIR: "a part of the path is a file, not a folder",
             errno.EEXIST: "a file of that name is in the way; choose another path",
-            errno.ENOENT: "check the path"}.get(err.errno, "check the path and the disk")
+            errno.ENOENT: "check the path"}.get(code)
+    return f"{before}{hint}" if hint else ""
+
+
+def describe_os_error(err):
+    """One line for a file system error (no permission, a read-only or full disk, a missing
+    folder): what happened, to which file, and what to do."""
+    if isinstance(err, NotWritten):
+        return str(err)
+    where = " -> ".join(str(name) for name in (err.filename, err.filename2) if name)
+    hint = _hint(err.errno) or ("a file size limit (ulimit -f) is in the way"
+                                if err.errno == errno.EFBIG else "check the path and the disk")
     return f"{err.strerror or err}{': ' + where if where else ''} ({hint})"
 
 

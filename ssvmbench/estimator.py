@@ -13,6 +13,8 @@ They follow scikit-learn's protocol when it is installed (``get_params`` / ``set
 parameters unchanged, ``fit`` checks them and sets the fitted attributes (``coef_``,
 ``classes_``, ``n_features_in_``, ``n_iter_``). Without scikit-learn they fit, predict and
 score, and what needs it says so in one line (:mod:`ssvmbench.sklearn_support`).
+``lam`` is a positive number or ``"1/n"``, ``"C/n"`` (as the command line's ``lambda``); a
+parameter of the wrong type or value is one :class:`~ssvmbench.errors.UserError` naming it.
 """
 
 import numpy as np
@@ -20,7 +22,7 @@ import scipy.sparse as sp
 
 from ssvmbench import keyed_cache
 from ssvmbench.data.sequences import ChainDataset
-from ssvmbench.errors import number
+from ssvmbench.settings import check_passes, check_seed, resolve_lambda
 from ssvmbench.sklearn_support import BaseEstimator, InputError, check_fitted
 from ssvmbench.solvers import make_solver
 from ssvmbench.tasks import DEFAULT_LOSS, make_task
@@ -46,14 +48,16 @@ class SSVMEstimator(BaseEstimator):
 
     def fit(self, X, y):
         """Train on ``X`` with outputs ``y``; returns ``self``."""
-        lam, passes = number("lam", self.lam), number("passes", self.passes)
-        if lam <= 0 or passes <= 0:
-            raise InputError(f"lam={self.lam} and passes={self.passes} must be positive")
+        seed, passes = check_seed(self.seed), check_passes(self.passes, "passes")
+        if self.oracle is not None and not isinstance(self.oracle, Oracle):
+            raise InputError(f"oracle={self.oracle!r}: give an Oracle (ssvmbench.tasks.oracles:"
+                             " Oracle('topk', K=5, mu=0.1)) or None for the solver's default")
         task = make_task(self._split(X, y, fitting=True), self.loss)
+        lam = resolve_lambda(self.lam, task.n, "lam")    # as the command line's lambda: 1/n too
         keyed_cache.use()                         # ssvmbench's kernel cache, keyed per task
         iterates = list(dict.fromkeys(["raw", self.iterate]))
         solver = make_solver(self.solver, task, lam,
-                             {**(self.options or {}), "iterates": iterates}, self.seed,
+                             {**(self.options or {}), "iterates": iterates}, seed,
                              self.oracle or _default_oracle(self.solver))
         kept = solver.iterate_names
         if self.iterate not in kept:

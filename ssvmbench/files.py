@@ -1,24 +1,42 @@
-"""Writing a file so that readers see the old one or the whole new one, never a part."""
+"""Writing a file so that readers see the old one or the whole new one, never a part: every
+file a command writes goes through :func:`write_atomically` (or :func:`write_text`)."""
 
 import os
 import tempfile
 from pathlib import Path
 
+from ssvmbench.errors import NotWritten
+
 
 def write_atomically(path, write):
     """Call ``write(file)`` on a private temporary file beside ``path`` (``<name>.*.tmp``;
     concurrent writers never share one), then rename it to ``path`` with the permissions a
-    new file gets. A write that fails or is interrupted leaves no temporary file."""
+    new file gets. A write that fails or is interrupted leaves no temporary file and
+    ``path`` as it was: a file-system error (a full disk, a size limit, no permission) is
+    :class:`~ssvmbench.errors.NotWritten`, one line saying so; a Ctrl-C or a stop signal
+    (KeyboardInterrupt) goes on, noting the file (``err.not_written``: ``while writing PATH;
+    the previous version is intact``)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f"{path.name}.", suffix=".tmp")
+    tmp = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f"{path.name}.", suffix=".tmp")
         with os.fdopen(fd, "wb") as out:
             write(out)
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+    except BaseException as err:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+        if isinstance(err, OSError) and not isinstance(err, NotWritten):
+            raise NotWritten(path, err) from None
+        if isinstance(err, KeyboardInterrupt):
+            err.not_written = f"while writing {path}; {NotWritten.previous(path)}"
         raise
+
+
+def write_text(path, text):
+    """:func:`write_atomically` of ``text`` (UTF-8)."""
+    write_atomically(path, lambda out: out.write(text.encode()))

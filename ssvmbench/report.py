@@ -24,7 +24,7 @@ import pandas as pd
 
 from ssvmbench import claims, comparison, messages, presets, report_page, traces
 from ssvmbench.errors import UserError
-from ssvmbench.files import write_atomically
+from ssvmbench.files import write_text
 from ssvmbench.launchers import SLURM_STARTUP_S
 from ssvmbench.plotting import commands as plot_command
 from ssvmbench.plotting.curves import (BANDS, PANEL, add_suboptimality, added_labels,
@@ -85,11 +85,11 @@ def main(args):
             _compute(*compute), lines, extra))
     table = pd.DataFrame(rows, columns=["preset", "item", "check", "result", "detail", "quote",
                                         "why", "deviation"])
-    write_atomically(out / "checks.csv", lambda file: table.to_csv(file, index=False))
+    write_text(out / "checks.csv", table.to_csv(index=False))
     comparisons = pd.concat(compared, ignore_index=True)
     if len(comparisons):
-        write_atomically(out / COMPARISONS, lambda file: comparisons[
-            ["preset", "item", *comparison.TABLE]].to_csv(file, index=False))
+        write_text(out / COMPARISONS, comparisons[["preset", "item", *comparison.TABLE]]
+                   .to_csv(index=False))
     else:
         (out / COMPARISONS).unlink(missing_ok=True)     # no added method: none to compare
     total = compute_time(pd.concat(runs).drop_duplicates("run"))
@@ -101,10 +101,9 @@ def main(args):
         notes += [f"**Added methods** ({methods}): drawn in every figure where they ran and "
                   f"compared with the papers' methods beside each figure ({COMPARISONS}); "
                   "the checks and their tally read the papers' runs only.", ""]
-    text = "\n".join([f"# {title}", "", *notes, _summary(table), ""]) + "\n".join(sections)
-    write_atomically(out / "report.md", lambda file: file.write(text.encode()))
-    page = report_page.page(title, notes, table, pages)
-    write_atomically(out / "report.html", lambda file: file.write(page.encode()))
+    write_text(out / "report.md", "\n".join([f"# {title}", "", *notes, _summary(table), ""])
+               + "\n".join(sections))
+    write_text(out / "report.html", report_page.page(title, notes, table, pages))
     print(out / "report.md")
     print(out / "checks.csv")
     if len(comparisons):

@@ -5,13 +5,13 @@ reproduction's traces (``--from DIR``)."""
 
 import argparse
 import shlex
-import shutil
 import sys
 from pathlib import Path
 
 from ssvmbench import added, presets, report, traces
 from ssvmbench.batch import check_jobs, expected_wall_s, is_hydra_override
 from ssvmbench.errors import UserError
+from ssvmbench.files import write_atomically
 from ssvmbench.launchers import launcher_settings, run_batch, workers
 from ssvmbench.messages import duration
 from ssvmbench.plotting import commands as plot_command
@@ -117,8 +117,8 @@ def main(args):
                         "another --out, or --overwrite-committed to redraw them")
     for name in names:
         if name.endswith(".yaml"):                        # the report finds it there
-            (out / presets.figure_dir(name)).mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(name, out / presets.figure_dir(name) / presets.PRESET_COPY)
+            write_atomically(out / presets.figure_dir(name) / presets.PRESET_COPY,
+                             lambda file, name=name: file.write(Path(name).read_bytes()))
     check_jobs(jobs)
     status = run_batch(jobs, settings) if jobs else 0
     if status:

@@ -117,12 +117,16 @@ def table(*roots, iterate=None):
 
 def _with_rows(roots, iterate=None):
     """``(last checkpoints, runs read)``: the last checkpoint of each run's first iterate
-    (or of ``iterate``; a run without it has none), and the paths of every run with rows."""
+    (or of ``iterate``; a run without it has none), and the paths of every run with rows.
+    An ``iterate`` no run logged is one line naming those they did."""
     try:
         rows = runlog.load_logs(*roots)
-    except UserError:                      # no rows at all: the logs without rows may remain
+    except runlog.NoLogs:                  # no rows at all: the logs without rows may remain
         return pd.DataFrame(), set()
     logged = set(rows["run"])
+    if iterate is not None and iterate not in set(rows["iterate"]):
+        raise UserError(f"--iterate {iterate}: no run under {', '.join(roots)} logged it; "
+                        f"their iterates: {', '.join(rows['iterate'].unique())}")
     chosen = (rows.groupby("run", sort=False)["iterate"].transform("first")
               if iterate is None else iterate)
     last = rows[rows["iterate"] == chosen].groupby("run", sort=False).tail(1)

@@ -13,8 +13,8 @@ from ssvmbench.files import write_atomically
 from ssvmbench.messages import say
 from ssvmbench.provenance import code_identity
 from ssvmbench.runlock import RunLock
-from ssvmbench.runlog import (LOG_NAME, DiskFull, RunLog, check_space, make_room, resumable,
-                              write_skipped)
+from ssvmbench.runlog import (LOG_NAME, DiskFull, RunLog, check_size_limit, check_space,
+                              make_room, resumable, write_skipped)
 
 STATE_NAME = "state.pkl"
 
@@ -39,21 +39,46 @@ def read_state(path):
     return None
 
 
-def _save(path, arrays, write):
+def _save(path, content, write):
     """:func:`~ssvmbench.files.write_atomically` after checking the disk has room for
-    ``arrays`` (their bytes); a failed write raises :class:`~ssvmbench.runlog.DiskFull`."""
-    check_space(path.parent, sum(a.nbytes for a in arrays if isinstance(a, np.ndarray)))
+    ``content`` (the bytes of every array in it) beside the previous version of ``path``,
+    which it replaces (:func:`~ssvmbench.runlog.check_space`), and that the file size
+    limit allows them (:func:`~ssvmbench.runlog.check_size_limit`); a failed write raises
+    :class:`~ssvmbench.runlog.DiskFull` (saying that the previous version is intact)."""
+    previous, size = path.stat().st_size if path.exists() else 0, array_bytes(content)
+    check_space(path.parent, size, replaced=previous)
+    check_size_limit(path, size)
     try:
         write_atomically(path, write)
     except OSError as err:
-        raise DiskFull(f"could not write {path}: {err}") from None
+        raise DiskFull(str(err)) from None
+
+
+def array_bytes(content):
+    """The bytes of every NumPy array in ``content``, however deep (dicts, lists, tuples,
+    objects' attributes): about what pickling it writes (a solver's averaged iterates and
+    index blocks included, not only its top-level arrays)."""
+    seen, total, stack = set(), 0, [content]
+    while stack:
+        item = stack.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, np.ndarray):
+            total += item.nbytes
+        elif isinstance(item, dict):
+            stack += item.values()
+        elif isinstance(item, (list, tuple)):
+            stack += item
+        elif hasattr(item, "__dict__") and not isinstance(item, type):
+            stack += vars(item).values()
+    return total
 
 
 def save_state(path, solver, clock):
     """The solver's state and the clocks, written atomically beside the run log."""
     state = {"solver": solver.state_dict(), "clock": dict(clock)}
-    _save(path, state["solver"].values(),
-                      lambda out: pickle.dump(state, out, protocol=pickle.HIGHEST_PROTOCOL))
+    _save(path, state, lambda out: pickle.dump(state, out, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 WEIGHTS_NAME = "weights.npz"
@@ -64,7 +89,7 @@ def save_weights(path, solver):
     beside the run log, written atomically: ``np.load(path)["wavg"]`` is a trained model
     for ``make_task(split).evaluate(w)``."""
     weights = {name: w for name, w, _ in solver.iterates()}
-    _save(path, weights.values(), lambda out: np.savez_compressed(out, **weights))
+    _save(path, weights, lambda out: np.savez_compressed(out, **weights))
 
 
 class RunDirectory:

@@ -12,6 +12,8 @@ under another name.
 
 import contextlib
 import datetime
+import os
+import resource
 import shutil
 import time
 import warnings
@@ -75,13 +77,44 @@ class DiskFull(Interrupted):
 FREE_MARGIN = 32 * 2**20     # bytes a write must leave free on the disk
 
 
-def check_space(directory, needed=0):
-    """Raise :class:`DiskFull` unless ``needed`` bytes plus :data:`FREE_MARGIN` are free on
-    the disk of ``directory``."""
+def check_space(directory, needed=0, replaced=0):
+    """Raise :class:`DiskFull`, saying how much is missing, unless the disk of ``directory``
+    has room to write ``needed`` bytes and keep :data:`FREE_MARGIN` free once they replace a
+    file of ``replaced`` bytes (the previous version of a state or a log: it stays until the
+    new one is whole, so ``needed`` must fit beside it, and then frees its bytes). A
+    continued run replacing its saved state therefore needs no more room than the run
+    needed for that state in the first place."""
     free = shutil.disk_usage(directory).free
-    if free < needed + FREE_MARGIN:
-        raise DiskFull(f"the disk of {directory} is full ({free / 2**20:.0f} MiB free, "
-                       f"{(needed + FREE_MARGIN) / 2**20:.0f} MiB needed; free some space)")
+    required = max(needed, needed - replaced + FREE_MARGIN)
+    if free < required:
+        raise DiskFull(f"the disk of {directory} is full ({_mib(free)} free, {_mib(required)} "
+                       f"needed: {_mib(required - free)} missing; free some space and run the "
+                       "same command again)")
+
+
+LOG_GROWTH = 2**20    # bytes one append may add to a log at most (its rows, a new block of
+#                       every column, HDF5's bookkeeping)
+
+
+def check_size_limit(path, size):
+    """Raise :class:`DiskFull`, saying how much is missing, if a file of ``size`` bytes at
+    ``path`` would pass this process's file size limit (``ulimit -f``): a write past it
+    fails, and HDF5 cannot recover from a failed write (its file closes in error, or the
+    process crashes)."""
+    limit = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    if limit != resource.RLIM_INFINITY and size > limit:
+        raise DiskFull(f"{path} would pass the file size limit (ulimit -f) of {_mib(limit)} "
+                       f"({_mib(size)} needed: {_mib(size - limit)} missing; raise the limit "
+                       "and run the same command again)")
+
+
+def _mib(size):
+    """``size`` bytes in MiB (in KiB below one MiB)."""
+    return f"{size / 2**20:.1f} MiB" if abs(size) >= 2**20 else f"{size / 2**10:.0f} KiB"
+
+
+class NoLogs(UserError):
+    """No run log or traces file with rows under the roots given (:func:`load_logs`)."""
 
 
 class Diverged(Exception):
@@ -140,7 +173,8 @@ class RunLog:
                              + str({key: v.shape for key, v in columns.items()}))
         end = self.n_rows + len(next(iter(columns.values())))
         self._check_owner()
-        check_space(self.path.parent)
+        check_space(self.path.parent, replaced=self.replacing)
+        check_size_limit(self.path, os.path.getsize(self.file.filename) + LOG_GROWTH)
         try:
             for key, values in columns.items():
                 if key not in self.trace:
@@ -160,6 +194,8 @@ class RunLog:
         self.file.attrs["n_rows"] = end
         self._count_run_time()
         self.file.flush()
+
+    replacing = 0     # bytes of the log this one is a copy of (reopen): freed when it replaces it
 
     def _count_run_time(self):
         """Attribute ``run_s``: the seconds this log has been written, summed over the
@@ -202,6 +238,8 @@ class RunLog:
         attrs.update(n_rows=0, status="running", resumed=int(attrs.get("resumed", 0)) + 1)
         fresh = path.with_name(path.name + ".resuming")
         fresh.unlink(missing_ok=True)
+        size = path.stat().st_size                 # the copy's at most: it fits beside it
+        check_space(path.parent, size, replaced=size)
         self = cls.__new__(cls)
         self.path, self.file = path, h5py.File(fresh, "w")
         try:
@@ -210,10 +248,12 @@ class RunLog:
             self.columns, self.n_rows, self.last_calls = None, 0, 0
             self.ran_before_s = float(attrs.get("run_s", 0.0))
             self.opened = time.monotonic() if "run_s" in attrs else None
+            self.replacing = size
             if keep:
                 self.append(columns)
         finally:
             self.file.close()
+            self.replacing = 0
         fresh.replace(path)
         self.file = h5py.File(path, "r+")
         self.trace = self.file["trace"]
@@ -398,7 +438,7 @@ def load_logs(*roots):
             frames.append(trace)
     if not frames:
         where = ", ".join(map(str, roots))
-        raise UserError(f"no run logs (*.h5) or traces (*.parquet) with rows found under "
+        raise NoLogs(f"no run logs (*.h5) or traces (*.parquet) with rows found under "
                         f"{where}; run `ssvmbench run ...` first or check the path")
     table = pd.concat(frames, ignore_index=True)
     table["lambda"] = pd.to_numeric(table["lambda"], errors="coerce").astype(float)

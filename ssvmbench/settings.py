@@ -4,6 +4,7 @@ oracle (Casimir Definition 1), the seed, the passes and the option names."""
 
 import dataclasses
 import math
+import numbers
 import re
 
 from omegaconf import OmegaConf
@@ -75,17 +76,29 @@ def check_settings(cfg):
     solver_class(cfg.solver.name).check_option_names(
         [key for key in cfg.solver if key not in ("name", "passes")])
     check_data_options(cfg.data.name, [key for key in cfg.data if key != "name"])
-    seed = cfg.seed
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-        raise UserError(f"seed={seed} must be a whole number in [0, 2**63)")
-    passes = number("solver.passes", cfg.solver.passes)
-    if not passes > 0:
-        raise UserError(f"solver.passes={cfg.solver.passes} must be > 0")
+    check_seed(cfg.seed)
+    check_passes(cfg.solver.passes)
     resolve_objective(cfg, 1)
     oracle(cfg)
     for key in ("gap", "time_s"):
         if cfg.stop[key] is not None and not number(f"stop.{key}", cfg.stop[key]) > 0:
             raise UserError(f"stop.{key}={cfg.stop[key]} must be positive (or null)")
+
+
+def check_seed(seed, name="seed"):
+    """``seed`` as an int, or one line: a whole number in [0, 2**63)."""
+    if (isinstance(seed, bool) or not isinstance(seed, numbers.Integral)
+            or not 0 <= seed < 2**63):
+        raise UserError(f"{name}={seed} must be a whole number in [0, 2**63)")
+    return int(seed)
+
+
+def check_passes(passes, name="solver.passes"):
+    """``passes`` as a float, or one line: a finite number > 0."""
+    value = number(name, passes)
+    if not value > 0:
+        raise UserError(f"{name}={passes} must be > 0")
+    return value
 
 
 def oracle(cfg):

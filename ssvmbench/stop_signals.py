@@ -6,6 +6,7 @@ import os
 import signal
 import sys
 
+from ssvmbench import coldstart
 from ssvmbench.runlog import Interrupted
 
 CONTINUES = "the same command continues the run"    # what to do after a stop
@@ -40,9 +41,8 @@ class StopSignals:
         def handler(signum, frame):
             if self.received is None:                  # the first: a second ends it
                 self.received = signum
-                os.write(2, f"ssvmbench run: {signal.Signals(signum).name}: stopping at the "
-                            f"next step with the state saved; {CONTINUES} (compiling can "
-                            "take a minute; again to stop at once)\n".encode())
+                os.write(2, f"ssvmbench run: {signal.Signals(signum).name}: "
+                            f"{acknowledgement()}\n".encode())
         self._previous = {sig: signal.signal(sig, handler) for sig in self.SIGNALS}
         for sig in self.SIGNALS if self.one_shot else ():
             one_shot(sig)
@@ -57,6 +57,16 @@ class StopSignals:
         for sig, previous in self._previous.items():
             signal.signal(sig, previous)
         return False
+
+
+def acknowledgement():
+    """What a run does on its first stop signal: stop at the next step, or, while numba
+    compiles (which no signal interrupts), once the compile is done, with how long it is
+    expected to take (:func:`~ssvmbench.coldstart.compiling`)."""
+    now = coldstart.compiling()
+    when = ("at the next step" if now is None else
+            f"once the kernels are compiled (~{now[0]:.0f} s expected, {now[1]:.0f} s so far)")
+    return f"stopping {when} with the state saved; {CONTINUES} (again to stop at once)"
 
 
 class _SigAction(ctypes.Structure):

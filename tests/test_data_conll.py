@@ -285,3 +285,54 @@ def test_an_archive_that_is_not_npz_is_one_line(tmp_path):
     for name in ("x.npy", "x.csv"):
         with pytest.raises(UserError, match="not a NumPy .npz archive"):
             load_split("arrays", path=str(tmp_path / name))
+
+
+def _emptied(split):
+    """An edit making ``split`` of an archive hold no sequence (its arrays of length 0)."""
+    return {f"{split}_offsets": lambda a: a[:1], f"{split}_labels": lambda a: a[:0],
+            f"{split}_indptr": lambda a: a[:1], f"{split}_indices": lambda a: a[:0],
+            f"{split}_values": lambda a: a[:0]}
+
+
+@pytest.mark.parametrize("change, message", [
+    (_emptied("train"), r"the train split is empty \(train_offsets holds \[0\]: 0, then the "
+                        r"end of each sequence\); give at least one sequence"),
+    ({"train_labels": _put(0, 2_000_000)}, r"2000001 labels and \d+ features make a model of "
+     r"29,802.\d GiB \(the transition table alone 29,802.\d GiB\), more than this machine's "
+     r"[\d,.]+ GiB of memory; the largest tag is 2000000 \(in train_labels\)"),
+    ({"train_indices": lambda a: a.astype(np.int64) + 2**31},
+     r"train_indices holds the feature index \d+; indices are below 2\*\*31"),
+    ({"train_offsets": lambda a: a[:, None]}, r"train_offsets has shape \(7, 1\); it must be "
+                                              "one-dimensional"),
+    ({"train_labels": lambda a: a.reshape(1, -1)}, r"train_labels has shape \(1, \d+\)"),
+    ({"train_offsets": lambda a: a + 0.5}, r"train_offsets\[0\] = 0.5: train_offsets holds "
+                                           "whole numbers from 0"),
+    ({"train_indptr": lambda a: a[::-1]}, r"train_indptr must rise from 0 to the number of "
+                                          r"values \(\d+\) in one step per token"),
+    ({"train_indptr": lambda a: a[:-1]}, r"\(\d+ tokens: \d+ entries; it has \d+\)"),
+])
+def test_an_archive_shaped_wrong_is_one_line_before_training(tmp_path, change, message):
+    """Issue 47: an empty training split ended in ZeroDivisionError, a tag of 2,000,000 in
+    numpy's 'Unable to allocate 29.1 TiB', other shapes in IndexError or silent truncation;
+    each is now one line naming the array, when the data loads."""
+    path, _ = _archive(tmp_path, "csr", **change)
+    with pytest.raises(UserError, match=message):
+        load_split("arrays", path=str(path))
+
+
+def test_an_empty_test_split_or_dense_rows_per_token_are_named(tmp_path):
+    """An empty test part says how to test on the training sequences instead; dense
+    features need one row per token."""
+    path, ds = _archive(tmp_path, "csr")
+    arrays = dict(np.load(path))
+    arrays.update({f"test_{key[6:]}": edit(arrays[key]) for key, edit in
+                   _emptied("train").items()})
+    np.savez(path, **arrays)
+    with pytest.raises(UserError, match="the test split is empty .*; leave the test_ arrays "
+                                        "out to test on the training sequences"):
+        load_split("arrays", path=str(path))
+    path, ds = _archive(tmp_path, "dense", train_features=lambda a: a[1:])
+    with pytest.raises(UserError, match=rf"train_features has shape \({ds.n_tokens - 1}, "
+                                        rf"{ds.n_features}\); it must be a \(tokens, features\) "
+                                        rf"matrix, one row per token \({ds.n_tokens}\)"):
+        load_split("arrays", path=str(path))

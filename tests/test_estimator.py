@@ -74,3 +74,23 @@ def test_load_xy_gives_sequences_and_refuses_data_without_that_form():
         load_xy("voc_synthetic", n_train=4, n_test=2, size=32)
     with pytest.raises(UserError, match="split='validation'"):
         load_xy("voc_synthetic", "validation")
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"lam": -1}, r"lam=-1 must be a finite positive number \(or 1/n, inv_n\)"),
+    ({"lam": "abc"}, "lam=abc is not a number"),
+    ({"lam": {"a": 1}}, r"lam=\{'a': 1\} must be a finite positive number"),
+    ({"passes": "x"}, "passes=x must be a finite number"),
+    ({"passes": [1, 2]}, r"passes=\[1, 2\] must be a finite number"),
+    ({"seed": 1.5}, r"seed=1.5 must be a whole number in \[0, 2\*\*63\)"),
+    ({"oracle": "topk"}, "oracle='topk': give an Oracle"),
+])
+def test_a_parameter_of_the_wrong_type_or_value_is_one_user_error(params, message):
+    """Issue 47's Python API family: ChainSSVM trained silently with lam=-1 and ended in
+    numpy's or Python's TypeError / ValueError / AttributeError for a value of the wrong
+    type; each is now one UserError naming the parameter, checked as the command line checks
+    the same setting (lam takes 1/n too)."""
+    X, y = sequences(DATA)
+    with pytest.raises(UserError, match=message):
+        ChainSSVM(**params).fit(X, y)
+    assert ChainSSVM(lam="1/n", passes=1, seed=np.int64(3)).fit(X, y).n_iter_ == 1

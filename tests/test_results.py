@@ -182,3 +182,25 @@ def test_sap_runs_show_their_nnz_and_l1():
     assert "#NZ" in results.text(sap).splitlines()[1]
     bcfw = results.table(committed / "bcfw_figure4_conll" / "traces.parquet")
     assert not {"nnz", "l1", "rho1"} & set(bcfw.columns)
+
+
+def test_an_iterate_no_run_logged_names_those_they_did(sweep, capsys):
+    """Issue 47: ``--iterate nosuch`` said 'no run logs ... run `ssvmbench run ...` first'
+    although the logs are there; now it names the iterates they logged."""
+    assert main(["results", str(sweep), "--iterate", "nosuch"]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"ssvmbench results: error: --iterate nosuch: no run under {sweep} logged "
+                   "it; their iterates: raw, wavg\n")
+
+
+def test_an_unreadable_traces_file_is_named_with_the_readers_reason(sweep, tmp_path, capsys):
+    """Issue 47: a corrupt traces.parquet said 'no run logs ...' too; now it is named with
+    the Parquet reader's reason, as ``report`` and ``plot`` name it."""
+    from ssvmbench.runlog import load_logs
+    path = tmp_path / "traces.parquet"
+    traces.write(load_logs(sweep), path)
+    path.write_bytes(path.read_bytes()[:200])
+    assert main(["results", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"ssvmbench results: error: cannot read the traces {path} (")
+    assert "ArrowInvalid" in err and len(err.splitlines()) == 1

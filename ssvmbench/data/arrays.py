@@ -15,6 +15,7 @@ out a part instead). The number of features is the largest of the splits'.
 """
 
 import hashlib
+import os
 import zipfile
 from pathlib import Path
 
@@ -25,7 +26,9 @@ from ssvmbench.errors import UserError
 
 
 def load(path):
-    """Train and test splits of the archive ``path``."""
+    """Train and test splits of the archive ``path``, every array checked before any
+    training: one line naming the first that is wrong (an empty split, a shape, a tag or a
+    feature index out of range, a model too large for this machine's memory)."""
     file = Path(str(path)).expanduser()
     if not file.is_file():
         raise UserError(f"data.path={path}: no such file")
@@ -41,19 +44,21 @@ def load(path):
     if "train" not in splits:
         raise UserError(f"{file}: no train_offsets (the archive format: "
                         "ssvmbench/data/arrays.py)")
-    rows = {split: _rows(arrays, split, file) for split in splits}
-    n_features = max(F for _, _, _, F in rows.values())
+    offsets = {split: _offsets(arrays, split, file) for split in splits}
     labels = {split: _labels(arrays, split, file) for split in splits}
-    names = tuple(str(x) for x in arrays.get("label_names", ()))
+    rows = {split: _rows(arrays, split, file, offsets[split]) for split in splits}
+    n_features = max(F for _, _, _, F in rows.values())
+    names = tuple(str(x) for x in _vector(arrays, "label_names", file, numbers=False)) \
+        if "label_names" in arrays else ()
     n_labels = len(names) or int(max(v.max(initial=0) for v in labels.values())) + 1
+    _check_size(file, n_features, n_labels, labels)
 
     def dataset(split):
         indptr, indices, values, _ = rows[split]
         try:
             return ChainDataset(name=file.stem, n_labels=n_labels, n_features=n_features,
-                                offsets=np.asarray(arrays[f"{split}_offsets"], dtype=np.int64),
-                                labels=labels[split], feat_ptr=indptr, feat_idx=indices,
-                                feat_val=values, label_names=names)
+                                offsets=offsets[split], labels=labels[split], feat_ptr=indptr,
+                                feat_idx=indices, feat_val=values, label_names=names)
         except (ValueError, KeyError) as err:
             raise UserError(f"{file}, {split} split: {err}") from None
     train = dataset("train")
@@ -73,18 +78,76 @@ def _numbers(arrays, key, file):
     return values
 
 
+def _vector(arrays, key, file, numbers=True, whole=False):
+    """``arrays[key]`` if it is one-dimensional (and holds numbers; ``whole``: whole numbers
+    from 0), else one line naming it and what is wrong."""
+    values = _numbers(arrays, key, file) if numbers else np.asarray(arrays[key])
+    if values.ndim != 1:
+        raise UserError(f"{file}: {key} has shape {values.shape}; it must be one-dimensional "
+                        "(the format: ssvmbench/data/arrays.py)")
+    if whole:
+        bad = np.flatnonzero((values != np.round(values)) | (values < 0))
+        if len(bad):
+            raise UserError(f"{file}: {key}[{bad[0]}] = {values[bad[0]]}: {key} holds whole "
+                            "numbers from 0")
+    return values
+
+
+def _offsets(arrays, split, file):
+    """A split's sequence offsets (0, then the end of each sequence): whole numbers, at
+    least one sequence (an empty split is refused, saying what to do)."""
+    offsets = _vector(arrays, f"{split}_offsets", file, whole=True)
+    if len(offsets) < 2:
+        hint = ("leave the test_ arrays out to test on the training sequences"
+                if split == "test" else "give at least one sequence")
+        raise UserError(f"{file}: the {split} split is empty ({split}_offsets holds "
+                        f"{offsets.tolist()}: 0, then the end of each sequence); {hint}")
+    return offsets.astype(np.int64)
+
+
 def _labels(arrays, split, file):
     """A split's tags as integers ``0 .. L-1``; fractional or negative ones are refused,
     naming the first (never truncated)."""
     key = f"{split}_labels"
     if key not in arrays:
         raise UserError(f"{file}: no {key} (the tag of each token)")
-    labels = _numbers(arrays, key, file)
+    labels = _vector(arrays, key, file)
     bad = np.flatnonzero((labels != np.round(labels)) | (labels < 0)) if len(labels) else []
     if len(bad):
         raise UserError(f"{file}: {key}[{bad[0]}] = {labels[bad[0]]}: tags are whole numbers "
                         "0 .. L-1")
+    if len(labels) and labels.max() >= 2**31:
+        raise UserError(f"{file}: {key} holds the tag {labels.max():.0f}: tags are 0 .. L-1")
     return labels.astype(np.int32)
+
+
+def _check_size(file, n_features, n_labels, labels):
+    """Refuse a model whose weights alone (``F L + L^2 + 2 L`` numbers: the chain task's)
+    would not fit in this machine's memory, saying its size and, when the transition table
+    alone is too large, the largest tag (a typo among the tags?)."""
+    memory = _memory_bytes()
+    weights = 8 * (n_features * n_labels + n_labels**2 + 2 * n_labels)
+    if memory is None or weights <= memory:
+        return
+    table = 8 * n_labels**2
+    largest, split = max((int(v.max(initial=0)), split) for split, v in labels.items())
+    tags = (f"; the largest tag is {largest} (in {split}_labels): tags are 0 .. L-1"
+            if table > memory else "")
+    raise UserError(f"{file}: {n_labels} labels and {n_features} features make a model of "
+                    f"{_gib(weights)} (the transition table alone {_gib(table)}), more than "
+                    f"this machine's {_gib(memory)} of memory{tags}")
+
+
+def _memory_bytes():
+    """This machine's physical memory in bytes (None where the system does not say)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _gib(size):
+    return f"{size / 2**30:,.1f} GiB"
 
 
 def _check_finite(values, token_of_value, arrays, split, file, column_of_value):
@@ -100,12 +163,15 @@ def _check_finite(values, token_of_value, arrays, split, file, column_of_value):
                         "must be finite numbers")
 
 
-def _rows(arrays, split, file):
-    """``(indptr, indices, values, n_features)`` of a split's token features."""
+def _rows(arrays, split, file, offsets):
+    """``(indptr, indices, values, n_features)`` of a split's token features: one row per
+    token (``offsets[-1]``), CSR parts consistent, feature indices below 2**31."""
+    tokens = int(offsets[-1])
     if f"{split}_features" in arrays:
         dense = _numbers(arrays, f"{split}_features", file).astype(float)
-        if dense.ndim != 2:
-            raise UserError(f"{file}: {split}_features must be a (tokens, features) matrix")
+        if dense.ndim != 2 or len(dense) != tokens:
+            raise UserError(f"{file}: {split}_features has shape {dense.shape}; it must be a "
+                            f"(tokens, features) matrix, one row per token ({tokens})")
         flat = dense.ravel()
         _check_finite(flat, lambda k: k // dense.shape[1], arrays, split, file,
                       lambda k: k % dense.shape[1])
@@ -118,10 +184,20 @@ def _rows(arrays, split, file):
     if missing:
         raise UserError(f"{file}: give {split}_features (dense) or {', '.join(parts)} (CSR); "
                         f"missing {missing}")
-    indptr, indices, values = (_numbers(arrays, key, file) for key in parts)
-    if len(indices) != len(values) or (len(indices) and indices.min() < 0):
-        raise UserError(f"{file}: {split}_indices and {split}_values must have one "
-                        "non-negative index per value")
+    indptr = _vector(arrays, parts[0], file, whole=True)
+    indices = _vector(arrays, parts[1], file, whole=True)
+    values = _vector(arrays, parts[2], file)
+    if len(indices) != len(values):
+        raise UserError(f"{file}: {split}_indices and {split}_values must have one index per "
+                        f"value ({len(indices)} and {len(values)})")
+    if (len(indptr) != tokens + 1 or indptr[0] != 0 or indptr[-1] != len(values)
+            or np.any(np.diff(indptr) < 0)):
+        raise UserError(f"{file}: {split}_indptr must rise from 0 to the number of values "
+                        f"({len(values)}) in one step per token ({tokens} tokens: "
+                        f"{tokens + 1} entries; it has {len(indptr)})")
+    if len(indices) and indices.max() >= 2**31:
+        raise UserError(f"{file}: {split}_indices holds the feature index "
+                        f"{indices.max():.0f}; indices are below 2**31")
     values = values.astype(float)
     _check_finite(values, lambda k: np.searchsorted(indptr, k, side="right") - 1, arrays,
                   split, file, lambda k: indices[k])

@@ -12,6 +12,7 @@ from matplotlib.figure import Figure
 
 from ssvmbench import traces
 from ssvmbench.errors import UserError
+from ssvmbench.files import write_atomically, write_text
 from ssvmbench.metrics import registered as registered_metrics
 from ssvmbench.plotting import html
 from ssvmbench.plotting.curves import (ADDED, BANDS, DERIVED, NO_REFERENCE, OBJECTIVE, PANEL,
@@ -119,30 +120,30 @@ def main(args):
         fig = _figure(stats[y], args.x, ylabel, log_y, styles, args.band, names)
         for fmt in args.format:
             written.append(out / f"{y}.{fmt}")
-            fig.savefig(written[-1], dpi=150)
+            write_atomically(written[-1], lambda file: fig.savefig(file, dpi=150, format=fmt))
     table = _relative_runs(summary(df), out)
     written += [out / "provenance.csv", out / "summary.csv", out / "summary.md"]
-    _relative_runs(provenance(df), out).to_csv(written[-3], index=False)
-    table.to_csv(written[-2], index=False)
+    write_text(written[-3], _relative_runs(provenance(df), out).to_csv(index=False))
+    write_text(written[-2], table.to_csv(index=False))
     behind = markdown(curves_table(df.assign(method=curve_labels(df)), names,
                                    added_methods(df)))
-    written[-1].write_text(f"Curves (their name in the figures, the runs and the settings they "
-                           f"share):\n\n{behind}\nRuns (the last checkpoint of each):\n\n"
-                           + markdown(table.drop(columns="run")))
+    write_text(written[-1], f"Curves (their name in the figures, the runs and the settings they "
+               f"share):\n\n{behind}\nRuns (the last checkpoint of each):\n\n"
+               + markdown(table.drop(columns="run")))
     if args.best_within is not None:
         metrics = [y for y in args.y if y.startswith("test_") and y != "test_error"]
         best = best_within(df, args.best_within, (metrics or ["test_metric"])[0])
         written += [out / "best_within.md", out / "best_within.tex"]
-        written[-2].write_text(markdown(best))
-        written[-1].write_text(latex(best))
+        write_text(written[-2], markdown(best))
+        write_text(written[-1], latex(best))
     if args.html:
         written.append(out / HTML)
         body = "\n".join(f"<h2>{html.markup(FIGURES[y][0])}</h2>\n{html.figure_html(fig)}"
                          for y, fig in interactive(df, args.y, args.x, args.band,
                                                  mapping=mapping).items())
         runs = _relative_runs(provenance(df), out)
-        written[-1].write_text(html.page(f"ssvmbench plot {' '.join(args.logs)}",
-                                         f"{body}\n<h2>Runs</h2>\n{html.runs_html(runs)}"))
+        write_text(written[-1], html.page(f"ssvmbench plot {' '.join(args.logs)}",
+                                          f"{body}\n<h2>Runs</h2>\n{html.runs_html(runs)}"))
     written.append(out / traces.NAME)
     for path in written:
         print(path)

@@ -12,7 +12,8 @@ def best_within(df, passes, metric="test_accuracy"):
     report token accuracy) among those at most ``passes`` effective passes (SAP Table III:
     "maximum test accuracy within the first 50 iterations"), with ``C = 1/(n (lambda +
     l1))`` and ``rho1 = l1/(lambda + l1)`` (OP5 with rho1 + rho2 = 1); its value in % is
-    the column ``<metric without test_>_%``."""
+    the column ``<metric without test_>_%``. A log without ``n`` or ``d`` (the
+    attributes C and %NZ need) leaves those cells empty."""
     if metric not in df:
         raise UserError(f"--best-within: the logs have no column {metric}; their test "
                         f"columns: {sorted(c for c in df if c.startswith('test_'))}")
@@ -20,13 +21,13 @@ def best_within(df, passes, metric="test_accuracy"):
     best = early.loc[early.groupby("run")[metric].idxmax()].copy()
     l1 = pd.to_numeric(best["l1"], errors="coerce").fillna(0.0)
     total = best["lambda"] + l1
-    best["C"] = (1.0 / (best["n"].astype(float) * total)).round(6)
+    best["C"] = (1.0 / (pd.to_numeric(best["n"], errors="coerce") * total)).round(6)
     best["rho1"] = (l1 / total).round(6)
     best["passes"] = passes
     best["best_pass"] = best["effective_pass"]
     percent = f"{metric.removeprefix('test_')}_%"
     best[percent] = 100 * best[metric]
-    best["nnz_%"] = 100 * best["nnz"] / best["d"].astype(float)
+    best["nnz_%"] = 100 * best["nnz"] / pd.to_numeric(best["d"], errors="coerce")
     table = paper_table()
     best["paper"] = [_paper(row, table) for row in best.itertuples()]
     columns = ["data", "data_variant", "method", "C", "rho1", "seed", "passes", "best_pass",
