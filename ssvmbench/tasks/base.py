@@ -71,9 +71,9 @@ class Task(ABC):
 
     ``dataset``        the split it was built from;
     ``data``           its arrays, a ``data_type`` with a field ``calls``, a one-entry int64
-                       array that the oracles (``example_oracle``, ``decode``) increment at
-                       every call, so the calls a solver makes can be checked against those it
-                       reports;
+                       array that the kernel API increments at every call of the oracles
+                       (``example_oracle``, ``decode``; the task's kernels leave it alone), so
+                       the calls a solver makes can be checked against those it reports;
     ``loss``, ``normalized``  the task loss and whether it is divided by the length;
     ``dims``           ``(F, L)``: features and labels per score row;
     ``n``              examples (the blocks of BCFW, the steps of a stochastic pass);
