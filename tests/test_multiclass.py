@@ -6,13 +6,12 @@ its tiny instance, loss refusal, the ``ocr_letters`` data, the command line (run
 plot) and BCFW on all OCR letters (a block-separable dual: monotone dual, gap certificate,
 liblinear's Crammer-Singer optimum inside the gap)."""
 
-import os
-from importlib.metadata import entry_points
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 from scipy.special import logsumexp, softmax
+from example_plugins import require_example
 from test_cli import ssvmbench
 
 from ssvmbench import conformance
@@ -24,6 +23,7 @@ from ssvmbench.runlog import read_log
 from ssvmbench.solvers import SOLVERS, make_solver, runs_on, solver_class, task_kinds
 from ssvmbench.tasks import kernels, make_task, registered
 from ssvmbench.tasks.oracles import Oracle
+from ssvmbench.testing import reference_topk
 
 L2_SOLVERS = ("bcfw", "cutting_plane", "fw", "l1_subgradient", "sc_svrg", "sgd", "ssg", "svrg")
 REQUIRED = {"l1_subgradient": {"epsilon": 50.0}}       # options without a default
@@ -34,10 +34,7 @@ NO_U, NO_C = np.empty((0, 0)), np.empty(0)
 def mc():
     """The plugin's modules (examples/multiclass, which CI installs): skipped with the
     reason when it is not installed, a failure in CI."""
-    if not any(point.name == "multiclass" for point in entry_points(group="ssvmbench.tasks")):
-        if os.environ.get("CI"):
-            pytest.fail("CI installs examples/multiclass (pip install ./examples/multiclass)")
-        pytest.skip("needs the example task plugin: pip install ./examples/multiclass")
+    require_example("multiclass")
     from ssvmbench_multiclass import dataset, metrics, task
     assert registered()["multiclass"] is task.MulticlassTask
     return SimpleNamespace(task=task, dataset=dataset, metrics=metrics,
@@ -67,21 +64,6 @@ def loss_augmented(t, w, i):
     X, labels = dense(t)
     s = X[i] @ w.reshape(t.dims)
     return s + (np.arange(t.n_labels) != labels[i]), s[labels[i]]
-
-
-def reference_topk(z, K, mu):
-    """The l2^2-smoothed max over the K best ``z`` by bisection on the simplex threshold (not
-    the kernel's sort-based projection): ``(value, weights over all labels)``."""
-    order = np.argsort(-z, kind="stable")[:K]
-    top = z[order]
-    lo, hi = top.min() / mu - 1, top.max() / mu
-    for _ in range(200):
-        tau = (lo + hi) / 2
-        lo, hi = (tau, hi) if np.maximum(top / mu - tau, 0).sum() > 1 else (lo, tau)
-    p = np.maximum(top / mu - tau, 0)
-    weights = np.zeros_like(z)
-    weights[order] = p
-    return p @ top - mu / 2 * (p @ p - 1), weights
 
 
 def oracle_call(t, oracle, w, i, ws=1.0):

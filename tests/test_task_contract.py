@@ -7,6 +7,7 @@ the README's test command) is the base of the broken tasks built here."""
 
 import argparse
 import dataclasses
+import importlib
 
 import pytest
 
@@ -19,10 +20,10 @@ from ssvmbench.runner import blame_plugin
 from ssvmbench.solvers import check_compatible, lacks, make_solver, runs_on, solver_class
 from ssvmbench.tasks.chain_task import ChainTask
 from ssvmbench.tasks.oracles import Oracle
+from example_plugins import require_example
 
-multiclass = pytest.importorskip("ssvmbench_multiclass.task",
-                                 reason="needs the example task plugin: pip install "
-                                        "./examples/multiclass")
+require_example("multiclass")
+multiclass = importlib.import_module("ssvmbench_multiclass.task")
 MulticlassTask = multiclass.MulticlassTask
 
 

@@ -3,12 +3,11 @@ built-ins and the installed example plugins), fails, on the check concerned, on 
 on purpose here (an oracle that returns the second-best labeling, scores that ignore ``ws``,
 a dual step that leaves the lazy averages out), and runs from ``check-solver --task``."""
 
-import os
-from importlib.metadata import entry_points
 
 import numba as nb
 import numpy as np
 import pytest
+from example_plugins import require_example
 from test_cli import ssvmbench
 
 from ssvmbench.tasks import kernels, registered
@@ -24,10 +23,7 @@ def test_the_kit_passes_on_every_registered_task(kind):
 @pytest.fixture(scope="module")
 def multiclass():
     """The example plugin's task class (examples/multiclass, which CI installs)."""
-    if not any(p.name == "multiclass" for p in entry_points(group="ssvmbench.tasks")):
-        if os.environ.get("CI"):
-            pytest.fail("CI installs examples/multiclass (pip install ./examples/multiclass)")
-        pytest.skip("needs the example task plugin: pip install ./examples/multiclass")
+    require_example("multiclass")
     return registered()["multiclass"]
 
 

@@ -5,12 +5,11 @@ its oracle with the pairwise weights left unscaled by ``ws``; ``check-solver bcf
 tree`` passes; BCFW's duality gap closes; the generated data and its metric; a command-line
 run."""
 
-import os
-from importlib.metadata import entry_points
 
 import numba as nb
 import numpy as np
 import pytest
+from example_plugins import require_example
 from test_cli import ssvmbench
 from test_testing_kit import broken, register  # noqa: F401  (register: a fixture)
 
@@ -24,10 +23,7 @@ from ssvmbench.testing import check_task, task_checks
 @pytest.fixture(scope="module")
 def tree():
     """The plugin's modules (examples/tree, which CI installs)."""
-    if not any(p.name == "tree" for p in entry_points(group="ssvmbench.tasks")):
-        if os.environ.get("CI"):
-            pytest.fail("CI installs examples/tree (pip install ./examples/tree)")
-        pytest.skip("needs the example task plugin: pip install ./examples/tree")
+    require_example("tree")
     from ssvmbench_tree import dataset, metrics, task
     assert registered()["tree"] is task.TreeTask
     return task, dataset, metrics
