@@ -3,6 +3,7 @@ left-out sweeps, the unchanged paper checks and the comparison measures."""
 
 import argparse
 import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -14,7 +15,7 @@ from ssvmbench.plotting.curves import add_suboptimality
 from ssvmbench.plotting.styles import ADDED_COLORS, curve_styles
 from test_cli import ssvmbench
 
-COMMITTED = presets.config_dir().parent / "results" / "reproduction"
+COMMITTED = Path(__file__).resolve().parents[1] / "results" / "reproduction"
 
 
 def curve(method, passes, values, spread=0.0, data="ocr", reg=0.01):
