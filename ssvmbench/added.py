@@ -16,8 +16,9 @@ from functools import cache
 
 from omegaconf import OmegaConf
 
-from ssvmbench import api, presets
+from ssvmbench import presets
 from ssvmbench.batch import sweep_jobs
+from ssvmbench.compose import config
 from ssvmbench.data import load_split
 from ssvmbench.errors import Incompatible, UserError
 from ssvmbench.runlog import override_key
@@ -132,7 +133,7 @@ def _runnable(jobs):
     for job in jobs:
         key = tuple(w for w in job.overrides if override_key(w) != "seed")
         if key not in verdicts:
-            verdicts[key] = incompatibility(api.config(job.overrides, job.search_path))
+            verdicts[key] = incompatibility(config(job.overrides, job.search_path))
         if verdicts[key] is None:
             keep.append(job)
             continue

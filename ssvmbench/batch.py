@@ -5,20 +5,21 @@ workers or a SLURM array) and reported one line per run as it ends, with a table
 ``sweep_jobs`` expands a sweep's overrides as Hydra's basic sweeper does and names each run's
 directory as ``hydra.sweep.subdir`` does (configs/config.yaml), so a batch finds the runs of
 an earlier ``ssvmbench run -m`` into the same directory, and the other way round.
-:func:`execute` runs one job in the calling process (a worker's, or a SLURM task's).
+:func:`ssvmbench.job.execute` runs one job in the calling process (a worker's, or a SLURM
+task's).
 """
 
 import dataclasses
-import logging
 import time
 from pathlib import Path
 
 from ssvmbench import result_columns
-from ssvmbench.errors import UserError, describe_os_error
+from ssvmbench.compose import config, parse_overrides, run_dirname
+from ssvmbench.errors import Incompatible
 from ssvmbench.messages import duration, say
-from ssvmbench.runlog import LOG_NAME, Interrupted, LostOwnership, read_log, setting_words
-
-MESSAGES_NAME = "app.log"
+from ssvmbench.rundir import MESSAGES_NAME
+from ssvmbench.runlog import LOG_NAME, read_log, setting_words
+from ssvmbench.settings import check_settings
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,29 +48,9 @@ def is_hydra_override(word):
     return word.lstrip("+~").startswith(("hydra.", "hydra/"))
 
 
-def parse_overrides(words):
-    """Hydra's reading of the override ``words`` (``key=value``, ``key=a,b``, ...); one it
-    cannot read is one line naming it (:class:`~ssvmbench.errors.UserError`), not Hydra's
-    multi-line parse report or its traceback."""
-    from hydra.core.override_parser.overrides_parser import OverridesParser
-    from hydra.errors import OverrideParseException
-
-    parser, parsed = OverridesParser.create(), []
-    for word in words:
-        try:
-            parsed += parser.parse_overrides([word])
-        except OverrideParseException as err:
-            raise UserError(f"{word}: not a setting Hydra reads ({str(err).splitlines()[0]}; "
-                            "write key=value, key=a,b to sweep, key=[a,b] for a list, quoted "
-                            "as 'key=value' in a shell)") from None
-    return parsed
-
-
 def sweep_jobs(words, sweep_dir, expected_s=0.0):
     """The runs of ``ssvmbench run -m WORDS hydra.sweep.dir=SWEEP_DIR`` in Hydra's order."""
     from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
-
-    from ssvmbench.app import run_dirname
 
     overrides = parse_overrides([word for word in words if not is_hydra_override(word)])
     jobs = []
@@ -86,16 +67,13 @@ def check_jobs(jobs):
     bad override is one line now, not one failed run, and its folder, per combination; a
     combination that cannot run (:class:`~ssvmbench.errors.Incompatible`) is for the run
     to skip."""
-    from ssvmbench import api, settings
-    from ssvmbench.errors import Incompatible
-
     seen = set()
     for job in jobs:
         if set(job.overrides) <= seen:
             continue
         seen.update(job.overrides)
         try:
-            settings.check_settings(api.config(job.overrides, job.search_path))
+            check_settings(config(job.overrides, job.search_path))
         except Incompatible:
             continue
 
@@ -114,62 +92,6 @@ def expected_wall_s(jobs, workers, startup_s=0.0):
         k = free.index(min(free))
         free[k] += job.expected_s + startup_s
     return max(free)
-
-
-def execute(job, eval_threads=None):
-    """Run ``job`` in this process as ``ssvmbench run`` does in a sweep; its messages go to
-    ``RUN_DIR/app.log``. Returns the exit status: 0 (finished, skipped or done before),
-    1 (failed; the traceback is in ``app.log``), 2 (bad input), or 128 + the signal that
-    stopped it (its state saved; 130 without a signal, e.g. a full disk)."""
-    from ssvmbench import api, runner
-
-    Path(job.run_dir).mkdir(parents=True, exist_ok=True)
-    handler = logging.FileHandler(job.messages)
-    handler.setFormatter(logging.Formatter("[%(asctime)s][%(name)s][%(levelname)s] - "
-                                           "%(message)s"))
-    root = logging.getLogger()
-    root.addHandler(handler)
-    root.setLevel(logging.INFO)
-    try:
-        return reported(lambda: runner.run(api.config(job.overrides, job.search_path),
-                                           job.run_dir,
-                                           list(job.overrides), sweep=True,
-                                           eval_threads=eval_threads),
-                        unexpected=True)
-    finally:
-        root.removeHandler(handler)
-        handler.close()
-
-
-def reported(work, unexpected=False):
-    """Call ``work()`` under the run's error contract: a stop, bad input or a file-system error
-    is one line (printed and logged) and an exit status (see :func:`execute`); with
-    ``unexpected``, any other exception too (its traceback logged)."""
-    from ssvmbench.stop_signals import CONTINUES, Stopped
-
-    try:
-        work()
-        return 0
-    except Stopped as stop:
-        return stop.status
-    except LostOwnership as err:
-        say(f"ssvmbench run: stopped: {err}", error=True)
-        return 1
-    except UserError as err:
-        say(f"ssvmbench run: error: {err}", error=True)
-        return 2
-    except Interrupted as err:
-        say(f"ssvmbench run: interrupted: {err}; {CONTINUES}", error=True)
-        return 128 + (err.signum or 2)
-    except OSError as err:
-        say(f"ssvmbench run: error: {describe_os_error(err)}", error=True)
-        return 1
-    except Exception as err:
-        if not unexpected:
-            raise
-        logging.getLogger("ssvmbench").exception("the run failed")
-        say(f"ssvmbench run: failed: {type(err).__name__}: {err}", error=True)
-        return 1
 
 
 def _stamps():

@@ -24,7 +24,7 @@ import numpy as np
 from omegaconf import OmegaConf
 from threadpoolctl import threadpool_limits
 
-from ssvmbench.api import config
+from ssvmbench.compose import config
 from ssvmbench.errors import UserError
 from ssvmbench.monitor import evaluation_threads, measure
 from ssvmbench.runner import load_tasks, prepare, warm_up

@@ -234,13 +234,13 @@ def _check_runs(rest):
 
 
 def _run(rest):
-    from ssvmbench import app
+    from ssvmbench import app, compose
 
     _check_config_dirs(rest)
     _check_runs(rest)
     _check_output_dirs(rest)
     sys.argv = ["ssvmbench run"] + rest
-    app.store_plugin_configs()
+    compose.store_plugin_configs()
     app.main()
     return 0
 

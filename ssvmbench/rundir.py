@@ -18,6 +18,8 @@ from ssvmbench.runlog import (LOG_NAME, DiskFull, RunLog, check_size_limit, chec
 
 STATE_NAME = "state.pkl"
 
+MESSAGES_NAME = "app.log"    # a run's messages (and a plugin's traceback) beside its log
+
 
 def read_state(path):
     """The saved state at ``path``, or None if it does not read (a truncated or foreign

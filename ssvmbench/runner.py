@@ -17,7 +17,6 @@ import numpy as np
 from omegaconf import OmegaConf
 
 from ssvmbench import coldstart, keyed_cache, result_columns
-from ssvmbench.batch import MESSAGES_NAME
 from ssvmbench.data import load_split
 from ssvmbench.errors import Incompatible, PluginError, UserError
 from ssvmbench.messages import say
@@ -26,7 +25,7 @@ from ssvmbench.monitor import evaluation_threads, measure, schedule
 from ssvmbench.paths import data_root
 from ssvmbench.plugins import blamed
 from ssvmbench.provenance import attributes
-from ssvmbench.rundir import RunDirectory
+from ssvmbench.rundir import MESSAGES_NAME, RunDirectory
 from ssvmbench.runlock import Busy
 from ssvmbench.runlog import RUN_CONTROL, Diverged, Interrupted, LostOwnership, read_log
 from ssvmbench.settings import check_settings, oracle, resolve_objective

@@ -14,7 +14,7 @@ from test_cli import ssvmbench
 from test_plotting import write_logs
 
 from ssvmbench import api, presets
-from ssvmbench.batch import reported
+from ssvmbench.job import reported
 from ssvmbench.cli import main
 from ssvmbench.data import fetch
 from ssvmbench.errors import UserError

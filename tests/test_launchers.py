@@ -5,7 +5,7 @@ import pytest
 from hydra import compose, initialize_config_dir
 from hydra.utils import get_class
 
-from ssvmbench.app import run_dirname
+from ssvmbench.compose import run_dirname
 from ssvmbench.paths import config_dir
 
 

@@ -26,6 +26,7 @@ import sys
 import types
 
 from ssvmbench import batch
+from ssvmbench.job import execute
 from ssvmbench.errors import UserError
 from ssvmbench.monitor import evaluation_threads
 
@@ -156,7 +157,7 @@ def _work(jobs, todo, done, stop, threads, parent):
         if index >= len(jobs):
             return
         done.put(("start", os.getpid(), index, None))
-        code = batch.execute(jobs[index], threads)
+        code = execute(jobs[index], threads)
         done.put(("end", os.getpid(), index, code))
         if code > 128:
             return

@@ -30,6 +30,7 @@ import submitit
 from omegaconf import OmegaConf
 
 from ssvmbench import batch
+from ssvmbench.job import execute
 from ssvmbench.errors import UserError
 from ssvmbench.messages import say
 
@@ -57,7 +58,7 @@ class SlurmRun(submitit.helpers.Checkpointable):
 
         requeue = signal.getsignal(signal.SIGUSR2)     # submitit's, set before this call
         cpus = int(os.environ.get("SLURM_CPUS_PER_TASK", 1))
-        status = batch.execute(self.job, eval_threads=min(cpus, numba.config.NUMBA_NUM_THREADS))
+        status = execute(self.job, eval_threads=min(cpus, numba.config.NUMBA_NUM_THREADS))
         if status == 128 + signal.SIGUSR2 and callable(requeue):
             requeue(signal.SIGUSR2, None)
         return status
