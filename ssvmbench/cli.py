@@ -78,7 +78,9 @@ def main(argv=None):
         return _main(list(sys.argv[1:] if argv is None else argv))
     finally:
         for sig, handler in previous.items():
-            signal.signal(sig, handler)
+            # the command line's command is done: a stop while the interpreter exits (which
+            # sets Python-level handlers back to the default, death by the signal) is ignored
+            signal.signal(sig, signal.SIG_IGN if argv is None else handler)
 
 
 def _main(argv):

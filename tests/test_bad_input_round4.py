@@ -332,3 +332,20 @@ def test_a_file_size_limit_stops_a_run_in_one_line_and_it_continues(data_root, t
         "limit (ulimit -f) of 29 KiB (1.")
     _, attrs = api.run(args, tmp_path / "run")
     assert attrs["status"] == "finished"
+
+
+def test_a_stop_while_the_command_line_exits_changes_nothing():
+    """A Ctrl-C landing after the command finished, while the interpreter exits, killed the
+    process by the signal (status -2, the test above at 0.5 s under load): Python sets
+    its handlers back to the default there. The finished command now ignores it."""
+    import subprocess
+    import sys
+    script = ("import atexit, os, signal, sys, time\n"
+              "sys.argv = ['ssvmbench', '--version']\n"
+              "from ssvmbench.cli import main\n"
+              "atexit.register(lambda: (os.kill(os.getpid(), signal.SIGINT), time.sleep(0.3)))\n"
+              "sys.exit(main())\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.startswith("ssvmbench ")
