@@ -4,6 +4,9 @@ import os
 import signal
 import sys
 
+UNSUPPORTED = ("ssvmbench runs on Linux and macOS (it needs POSIX signals and file locks); "
+               "on Windows, run it inside WSL")
+
 
 def _stopped_while_starting(signum, frame):
     """A stop signal while the command line starts (imports the package, numba, Hydra, ...):
@@ -24,36 +27,25 @@ def _is_command_line():
     return os.path.basename(sys.argv[0]) == "ssvmbench" or sys.argv[:1] == ["-m"]
 
 
+if os.name != "posix":                # one line, on the command line as from Python
+    if _is_command_line():
+        sys.exit(f"ssvmbench: error: {UNSUPPORTED}")
+    raise ImportError(UNSUPPORTED)
+
 # the command line answers Ctrl-C and SIGTERM in one line from its first import on, not with
 # a KeyboardInterrupt traceback; any other import changes no handler
 if _is_command_line():
     for _signal in (signal.SIGINT, signal.SIGTERM):
         signal.signal(_signal, _stopped_while_starting)
 
-import contextlib  # noqa: E402
-
-from ssvmbench.paths import kernel_cache, prune_kernel_caches  # noqa: E402
-
 __version__ = "0.1.0"    # the one place of the version: pyproject.toml reads it (hatch)
 
-# numba's compiled kernels go to the per-user cache, in a folder per version of the sources
-# (paths.kernel_cache), not beside the installed sources, so that reinstalling the same
-# sources (the README's test command does) keeps them; other versions' folders unused for two
-# weeks are deleted. NUMBA_CACHE_DIR, if set, wins; a cache folder that cannot be made leaves
-# numba's default. numba reads its settings when it is imported: if a script imported it
-# first, they are read again, or numba would keep serving kernels cached beside the sources,
-# compiled with older versions of the kernels they call.
-if "NUMBA_CACHE_DIR" not in os.environ:
-    with contextlib.suppress(OSError):
-        kernel_cache().mkdir(parents=True, exist_ok=True)
-        os.environ["NUMBA_CACHE_DIR"] = str(kernel_cache())
-        if "numba" in sys.modules:
-            from numba.core import config
-            config.reload_config()
-        prune_kernel_caches()
+# ssvmbench's compiled kernels are cached in the per-user folder of this version of the
+# sources, under a lock across processes; a user's own kernels and numba settings are left
+# alone (kernel_home, cache_lock). Old versions' folders are pruned by the commands that run.
+from ssvmbench import cache_lock, kernel_home  # noqa: E402
 
-from ssvmbench import cache_lock  # noqa: E402  (after NUMBA_CACHE_DIR: it imports numba)
-
+kernel_home.install()
 cache_lock.install()
 
 

@@ -3,19 +3,37 @@ test workers) must not interleave their cache updates. numba's ``IndexDataCacheF
 reads a function's index, picks the first free data-file number and writes index and data
 file separately; two processes compiling different specializations of one function at once
 both pick number 1, and the index of one then names the other's code, which crashes the
-process that loads it (a segfault in a CI run, both workers compiling new kernels). Each
-index file's reads and updates are serialized here with an exclusive ``flock`` on
-``<index>.lock`` beside it (files on local or cluster file systems with POSIX locks)."""
+process that loads it (a segfault in a CI run, both workers compiling new kernels). The
+index files of ssvmbench's kernels (those in :func:`ssvmbench.kernel_home.root`, and those
+:mod:`ssvmbench.keyed_cache` marks) are read and updated under an exclusive ``flock`` on
+``<index>.lock`` beside them (files on local or cluster file systems with POSIX locks); any
+other kernel's index is numba's business, untouched."""
 
 import fcntl
 import functools
 
 from numba.core.caching import IndexDataCacheFile
 
+from ssvmbench.kernel_home import root
+
+
+def mark(index_file):
+    """Lock ``index_file`` (an ``IndexDataCacheFile`` of one of ssvmbench's kernels kept in
+    a folder the user chose) wherever it is."""
+    index_file.ssvmbench_kernel = True
+    return index_file
+
+
+def _is_ssvmbench_kernel(index_file):
+    return (getattr(index_file, "ssvmbench_kernel", False)
+            or str(index_file._index_path).startswith(str(root()) + "/"))
+
 
 def _locked(method):
     @functools.wraps(method)
     def run(self, *args, **kwargs):
+        if not _is_ssvmbench_kernel(self):
+            return method(self, *args, **kwargs)
         try:
             lock = open(self._index_path + ".lock", "a")
         except OSError:                 # a read-only cache: numba saves nothing there anyway
@@ -28,7 +46,8 @@ def _locked(method):
 
 
 def install():
-    """Serialize :class:`IndexDataCacheFile`'s ``save`` and ``load`` (once per process)."""
+    """Serialize :class:`IndexDataCacheFile`'s ``save`` and ``load`` of ssvmbench's kernels
+    (once per process)."""
     for name in ("save", "load"):
         method = getattr(IndexDataCacheFile, name)
         if not getattr(method, "ssvmbench_locked", False):

@@ -6,6 +6,7 @@ every Hydra option work); the other subcommands use argparse.
 """
 
 import argparse
+import contextlib
 import dataclasses
 import os
 import signal
@@ -16,6 +17,7 @@ import warnings
 from pathlib import Path
 
 from ssvmbench.errors import UserError, describe_os_error, read_yaml
+from ssvmbench.paths import prune_kernel_caches
 
 USAGE = """ssvmbench <command> [options]   (ssvmbench --version: the installed version)
 
@@ -34,6 +36,10 @@ commands:
   check-solver  does a solver (built-in or plugin) keep the solver contract? tiny instances
              e.g. ssvmbench check-solver bcfw; a task's kernels: check-solver --task NAME
 """
+
+
+# the commands that compile kernels: they delete other versions' unused kernel caches
+COMPILING_COMMANDS = ("run", "bench", "reproduce", "check-solver")
 
 
 def _one_line(message, category, *args, **kwargs):
@@ -95,6 +101,9 @@ def _main(argv):
             print(f"ssvmbench {__version__}")
             return 0
         rest = argv[1:]
+        if command in COMPILING_COMMANDS:
+            with contextlib.suppress(OSError):   # an unwritable cache is no reason to stop
+                prune_kernel_caches()
         if command == "run":
             return _run(rest)
         if command in ("plot", "results", "data", "bench", "reproduce", "report", "check-solver"):

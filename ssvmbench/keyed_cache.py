@@ -5,16 +5,16 @@ numba keeps, per function, one index file with an entry per signature. Here each
 entry goes to the folder ``<root>/<key>`` of its key (:func:`ssvmbench.kernel_sources.key`):
 BCFW's loop compiled for the chain task and for a plugin's task go to two folders, and an
 edit of the plugin changes the second key only; the built-ins' and the other tasks' entries
-stay valid. ``<root>`` is ``NUMBA_CACHE_DIR`` if the user set it, else ``numba/`` in the
-per-user cache, beside the folders of :func:`ssvmbench.paths.kernel_cache` (where the
-kernels not given this cache go) and pruned like them (a key folder is touched when used).
-The index and data files are numba's own, so :mod:`ssvmbench.cache_lock` serializes their
-updates across processes as it does the others'.
+stay valid. ``<root>`` is ``NUMBA_CACHE_DIR`` if the user set it, else
+:func:`ssvmbench.kernel_home.root`, beside the folders of
+:func:`ssvmbench.paths.kernel_cache` (where the kernels not given this cache go) and pruned
+like them (a key folder is touched when used). The index and data files are numba's own,
+marked so that :mod:`ssvmbench.cache_lock` serializes their updates across processes.
 
-:func:`use` gives the kernels this cache when a run (or ``bench``) or ``check-solver``
-starts: after their imports, before their first compile. Kernels it has not reached (a
-module imported later, a script's own) keep the cache of :func:`ssvmbench.paths.kernel_cache`,
-keyed by every source, so they are never stale either.
+:func:`use` gives the kernels this cache when a run (or ``bench``), an estimator's fit or
+``check-solver`` starts: after their imports, before their first compile. ssvmbench's kernels
+it has not reached (a module imported later) keep the cache :mod:`ssvmbench.kernel_home`
+gives them, keyed by every source, so they are never stale either.
 """
 
 import contextlib
@@ -27,8 +27,7 @@ import numba
 from numba.core.caching import FunctionCache, IndexDataCacheFile, _CacheLocator
 from numba.core.dispatcher import Dispatcher
 
-from ssvmbench import kernel_sources
-from ssvmbench.paths import user_cache
+from ssvmbench import cache_lock, kernel_home, kernel_sources
 from ssvmbench.solvers import registered as registered_solvers
 from ssvmbench.tasks import registered as registered_tasks
 
@@ -54,8 +53,8 @@ class KeyedFiles:
             with contextlib.suppress(OSError):      # a read-only cache is still read
                 (folder / self.subpath).mkdir(parents=True, exist_ok=True)
                 os.utime(folder)
-            self.files[folder] = IndexDataCacheFile(str(folder / self.subpath),
-                                                    self.filename_base, self.source_stamp)
+            self.files[folder] = cache_lock.mark(IndexDataCacheFile(
+                str(folder / self.subpath), self.filename_base, self.source_stamp))
         return self.files[folder]
 
     def load(self, key):
@@ -88,13 +87,13 @@ class KeyedCache(FunctionCache):
 
 
 def root():
-    """Where the key folders go: ``NUMBA_CACHE_DIR`` set by the user, else ``numba/`` in
-    the per-user cache (also when ``NUMBA_CACHE_DIR`` names one of ssvmbench's folders
-    there, as in a process started by ssvmbench); None if numba has no cache folder."""
+    """Where the key folders go: ``NUMBA_CACHE_DIR`` set by the user, else
+    :func:`ssvmbench.kernel_home.root` (also when ``NUMBA_CACHE_DIR`` names one of the
+    folders there, as in a process started by an earlier version of ssvmbench)."""
+    ours = kernel_home.root()
     if not numba.config.CACHE_DIR:
-        return None
+        return ours
     chosen = Path(numba.config.CACHE_DIR)
-    ours = user_cache() / "numba"
     return ours if chosen.parent == ours else chosen
 
 
@@ -102,8 +101,6 @@ def use():
     """Give every caching kernel of the loaded modules of ssvmbench and of the registered
     task and solver plugins a :class:`KeyedCache` (each once), and read the sources again."""
     where = root()
-    if where is None:
-        return
     kernel_sources.forget()
     plugins = [*registered_tasks().values(), *registered_solvers().values()]
     packages = {"ssvmbench", *(cls.__module__.split(".")[0] for cls in plugins)}

@@ -100,6 +100,7 @@ def prune_kernel_caches(keep_days=KERNEL_CACHE_KEEP_DAYS):
     versions of the sources unused for ``keep_days`` days (about 30 MB each; editing a
     kernel makes a new one)."""
     current = kernel_cache()
+    current.mkdir(parents=True, exist_ok=True)
     os.utime(current)
     cutoff = time.time() - keep_days * 86400
     for folder in current.parent.iterdir():

@@ -9,13 +9,14 @@ import time
 import pytest
 from numba.core.caching import IndexDataCacheFile
 
-from ssvmbench import cache_lock
+from ssvmbench import cache_lock, kernel_home
 
 
 def _save_both(tmp_path):
     """Two writers of one index save different keys; every index read waits until both
     have read (the interleaving that gave both the data file number 1)."""
-    files = [IndexDataCacheFile(str(tmp_path), "kernel-12.py311", "stamp") for _ in range(2)]
+    files = [cache_lock.mark(IndexDataCacheFile(str(tmp_path), "kernel-12.py311", "stamp"))
+             for _ in range(2)]
     read = IndexDataCacheFile._load_index
     barrier = threading.Barrier(2, timeout=1)
 
@@ -53,6 +54,17 @@ def test_without_the_lock_they_clobber_each_other(tmp_path, monkeypatch):
     reader = _save_both(tmp_path)
     loaded = {reader.load("sig A"), reader.load("sig B")}
     assert loaded != {"code of sig A", "code of sig B"}
+
+
+def test_only_ssvmbench_kernels_are_locked(tmp_path):
+    """A user's own kernel's index (anywhere but ssvmbench's cache, unmarked) is numba's
+    business: no lock file beside it; ssvmbench's cache folder is locked unmarked."""
+    cache_lock.install()
+    theirs = IndexDataCacheFile(str(tmp_path), "kernel-12.py311", "stamp")
+    theirs.save("sig A", "code")
+    assert theirs.load("sig A") == "code" and not list(tmp_path.glob("*.lock"))
+    ours = IndexDataCacheFile(str(kernel_home.root() / "lock-test"), "kernel-12.py311", "s")
+    assert cache_lock._is_ssvmbench_kernel(ours) and not cache_lock._is_ssvmbench_kernel(theirs)
 
 
 def test_installed_with_the_package():
