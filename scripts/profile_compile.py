@@ -12,7 +12,7 @@ from collections import defaultdict
 from numba.core import event
 
 from ssvmbench import api, runner
-from ssvmbench.settings import resolve_objective
+from ssvmbench.settings import read
 
 
 class Timer(event.Listener):
@@ -33,12 +33,12 @@ class Timer(event.Listener):
 
 
 def main(overrides):
-    cfg = api.config(overrides)
-    split, train, _ = runner.load_tasks(cfg)
-    lam, l1 = resolve_objective(cfg, train.n)
+    settings = read(api.config(overrides))
+    split, train, _ = runner.load_tasks(settings)
+    lam, l1 = settings.objective.at(train.n)
     timer = Timer()
     with event.install_listener("numba:compile", timer):
-        seconds = runner.warm_up(cfg, split, lam, l1)
+        seconds = runner.warm_up(settings, split, lam, l1)
     print(f"warm-up {seconds:.1f} s; compiling {sum(timer.own.values()):.1f} s")
     print("  own s  with callees  kernel")
     for name, own in sorted(timer.own.items(), key=lambda item: -item[1])[:25]:

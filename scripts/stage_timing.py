@@ -6,11 +6,12 @@ import time
 
 from ssvmbench.api import config
 from ssvmbench.runner import prepare
+from ssvmbench.settings import read
 
 
 def prepared(overrides):
     """``(solver, train task)`` of the configuration ``overrides``."""
-    solver, train, _, _, _ = prepare(config(overrides))
+    solver, train, _, _, _ = prepare(read(config(overrides)))
     return solver, train
 
 

@@ -22,7 +22,7 @@ from ssvmbench.compose import config
 from ssvmbench.data import load_split
 from ssvmbench.errors import Incompatible, UserError
 from ssvmbench.runlog import override_key
-from ssvmbench.settings import oracle, resolve_objective
+from ssvmbench.settings import read
 from ssvmbench.solvers import check_compatible, solver_class
 from ssvmbench.tasks import make_task
 
@@ -149,11 +149,11 @@ def incompatibility(cfg):
     """Why the run ``cfg`` cannot be made (its solver on its data's task with its oracle,
     loss and objective), or None; the data are loaded (once per data setting and loss) to
     know the task."""
-    solver = solver_class(cfg.solver.name)
+    settings = read(cfg)
     try:
-        task = _task(OmegaConf.to_yaml(cfg.data, resolve=True), cfg.loss)
-        _, l1 = resolve_objective(cfg, task.n)
-        check_compatible(solver, task, oracle(cfg), l1)
+        task = _task(OmegaConf.to_yaml(cfg.data, resolve=True), settings.loss)
+        _, l1 = settings.objective.at(task.n)
+        check_compatible(solver_class(settings.solver), task, settings.oracle, l1)
     except Incompatible as err:
         return str(err)
     return None

@@ -19,7 +19,7 @@ from ssvmbench.errors import Incompatible
 from ssvmbench.messages import duration, say
 from ssvmbench.rundir import MESSAGES_NAME
 from ssvmbench.runlog import LOG_NAME, read_log, setting_words
-from ssvmbench.settings import check_settings
+from ssvmbench.settings import read
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,7 +73,7 @@ def check_jobs(jobs):
             continue
         seen.update(job.overrides)
         try:
-            check_settings(config(job.overrides, job.search_path))
+            read(config(job.overrides, job.search_path))
         except Incompatible:
             continue
 

@@ -21,13 +21,13 @@ from pathlib import Path
 
 import numba
 import numpy as np
-from omegaconf import OmegaConf
 from threadpoolctl import threadpool_limits
 
 from ssvmbench.compose import config
 from ssvmbench.errors import UserError
 from ssvmbench.monitor import evaluation_threads, measure
 from ssvmbench.runner import load_tasks, prepare, warm_up
+from ssvmbench.settings import read
 from ssvmbench.tasks.kernels import mean_hinge_and_gradient
 from ssvmbench.tasks.oracles import Oracle
 
@@ -45,12 +45,12 @@ def configure_parser(parser):
 def main(args):
     if args.passes < 5:
         raise UserError(f"--passes={args.passes}: time at least 5 passes")
-    cfg = config(args.overrides)
+    settings = read(config(args.overrides))
     if args.oracles:
-        return _oracle_costs(load_tasks(cfg)[1], cfg, args.passes)
-    solver, train, test, split, lam = prepare(cfg)
+        return _oracle_costs(load_tasks(settings)[1], settings, args.passes)
+    solver, train, test, split, lam = prepare(settings)
     n = train.n
-    jit_s = warm_up(cfg, split, lam, solver.l1)
+    jit_s = warm_up(settings, split, lam, solver.l1)
     solver.run_until(n)                      # an untimed first pass
     times = []
     for p in range(2, args.passes + 2):
@@ -62,7 +62,7 @@ def main(args):
     evaluation = _evaluation_seconds(solver, train, test)
     held = [*vars(solver).values(), *vars(solver.averages).values()]
     state_mb = sum(map(_nbytes, held)) / 2**20
-    print(f"solver={solver.name} data={cfg.data.name} ({split.variant}) lambda={lam:g} "
+    print(f"solver={solver.name} data={settings.data} ({split.variant}) lambda={lam:g} "
           f"n={n} rows={train.n_rows} d={train.d}")
     print(f"machine: {_cpu_model()}, {os.cpu_count()} cores (the solvers run on one)")
     print(f"compile/cache load (warm-up):           {jit_s:.2f} s")
@@ -126,16 +126,16 @@ def _evaluation_seconds(solver, train, test):
     return seconds
 
 
-def _oracle_costs(train, cfg, passes):
+def _oracle_costs(train, settings, passes):
     """Median seconds of an oracle pass (every example's value and gradient, summed as in
     SVRG's full gradient) for max, top-K and exp at the same random weights (the oracles the
     task can run: no exp for matchings)."""
-    chosen = Oracle(**OmegaConf.to_container(cfg.oracle, resolve=True))
+    chosen = settings.oracle
     K = chosen.K if chosen.name == "topk" else 5
     mu = chosen.mu if chosen.name != "max" else 1.0
     w = np.random.default_rng(0).normal(scale=0.01, size=train.d)
     g = np.empty(train.d)
-    print(f"data={cfg.data.name} n={train.n} rows={train.n_rows} labels={train.n_labels} "
+    print(f"data={settings.data} n={train.n} rows={train.n_rows} labels={train.n_labels} "
           f"d={train.d}; one oracle pass = n calls at the same w")
     base = None
     for oracle in (Oracle(), Oracle("topk", K, mu), Oracle("exp", 1, mu)):

@@ -12,21 +12,23 @@ from ssvmbench import objective
 from ssvmbench.paths import source_digest
 
 
-def attributes(config, overrides, cfg, solver, split, lam):
+def attributes(config, overrides, settings, solver, split, lam):
+    """A new run log's attributes: ``config`` (the resolved config's YAML), the command
+    line's ``overrides``, its :class:`~ssvmbench.settings.RunSettings`, the built solver, the
+    data's split and the resolved ``lam``."""
     return {
         "config": config,
         "overrides": list(overrides),
         "solver": solver.name,
         "method": solver.method,
-        "data": cfg.data.name,
+        "data": settings.data,
         "data_variant": split.variant,
         "data_source": split.source,
         "dataset_checksum": split.checksum,
         "lambda": lam,
-        "lambda_spec": str(cfg["lambda"] if cfg.get("C") is None else
-                           f"C={cfg.C} rho1={cfg.rho1} rho2={cfg.rho2}"),
+        "lambda_spec": settings.objective.spec,
         "l1": solver.l1,
-        "seed": int(cfg.seed),
+        "seed": settings.seed,
         "n": solver.task.n,
         "d": solver.task.d,
         "n_test": split.test.n,

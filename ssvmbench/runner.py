@@ -28,7 +28,7 @@ from ssvmbench.provenance import attributes
 from ssvmbench.rundir import MESSAGES_NAME, RunDirectory
 from ssvmbench.runlock import Busy
 from ssvmbench.runlog import RUN_CONTROL, Diverged, Interrupted, LostOwnership, read_log
-from ssvmbench.settings import check_settings, oracle, resolve_objective
+from ssvmbench.settings import read
 from ssvmbench.solvers import describe, is_built_in, make_solver, solver_class
 from ssvmbench.stop_signals import StopSignals, Stopped
 from ssvmbench.tasks import describe as describe_task
@@ -36,38 +36,35 @@ from ssvmbench.tasks import is_built_in as is_built_in_task
 from ssvmbench.tasks import make_task
 
 
-def load_tasks(cfg):
-    """``(split, train task, test task)`` of the configured dataset, with the kernels in
-    the cache keyed by their sources (:func:`ssvmbench.keyed_cache.use`)."""
+def load_tasks(settings):
+    """``(split, train task, test task)`` of the dataset of ``settings`` (a
+    :class:`~ssvmbench.settings.RunSettings`), with the kernels in the cache keyed by their
+    sources (:func:`ssvmbench.keyed_cache.use`)."""
     keyed_cache.use()
-    data_cfg = OmegaConf.to_container(cfg.data, resolve=True)
-    name = data_cfg.pop("name")
-    split = load_split(name, **data_cfg)
-    train, test = make_task(split.train, cfg.loss), make_task(split.test, cfg.loss)
+    split = load_split(settings.data, **settings.data_options)
+    train, test = make_task(split.train, settings.loss), make_task(split.test, settings.loss)
     check_split_metric(split, describe_task(type(test)))
     return split, train, test
 
 
-def build_solver(cfg, task, lam, l1):
-    """The configured solver on ``task`` (options checked, unknown names refused)."""
-    options = OmegaConf.to_container(cfg.solver, resolve=True)
-    solver_name = options.pop("name")
-    options.pop("passes")
-    return make_solver(solver_name, task, lam, options, int(cfg.seed), oracle(cfg), l1)
+def build_solver(settings, task, lam, l1):
+    """The solver of ``settings`` on ``task`` (its options' values checked)."""
+    return make_solver(settings.solver, task, lam, settings.solver_options, settings.seed,
+                       settings.oracle, l1)
 
 
-def prepare(cfg):
+def prepare(settings):
     """Everything a run needs, validated before any result is written:
     ``(solver, train task, test task, split, lam)``."""
-    split, train, test = load_tasks(cfg)
-    lam, l1 = resolve_objective(cfg, train.n)
-    return build_solver(cfg, train, lam, l1), train, test, split, lam
+    split, train, test = load_tasks(settings)
+    lam, l1 = settings.objective.at(train.n)
+    return build_solver(settings, train, lam, l1), train, test, split, lam
 
 
 WARM_UP_EXAMPLES = 2
 
 
-def warm_up(cfg, split, lam, l1):
+def warm_up(settings, split, lam, l1):
     """Compile (or load from numba's cache) every kernel the run will call, by one pass and
     one checkpoint of the same solver on the first ``WARM_UP_EXAMPLES`` training and test
     examples: the same array types, so the timed loop never compiles (benchopt's warm-up).
@@ -76,10 +73,10 @@ def warm_up(cfg, split, lam, l1):
     (:mod:`ssvmbench.coldstart`)."""
     start = time.perf_counter()
     tiny_train, tiny_test = (make_task(part.subset(range(min(WARM_UP_EXAMPLES, part.n))),
-                                       cfg.loss)
+                                       settings.loss)
                              for part in (split.train, split.test))
-    with coldstart.compile_notice(cfg.solver.name):
-        solver = build_solver(cfg, tiny_train, lam, l1)
+    with coldstart.compile_notice(settings.solver):
+        solver = build_solver(settings, tiny_train, lam, l1)
         solver.run_until(2 * tiny_train.n)
         measure(solver, tiny_train, tiny_test)
     return time.perf_counter() - start
@@ -106,14 +103,14 @@ def run(cfg, run_dir, overrides=(), sweep=False, eval_threads=None) -> Path:
     :func:`~ssvmbench.monitor.evaluation_threads`)."""
     new = not sweep and _only_messages(run_dir, empty=True)
     try:
-        check_settings(cfg)
-        points = schedule(float(cfg.solver.passes), cfg.eval.every, cfg.eval.log_start,
-                          cfg.eval.per_decade)
+        settings = read(cfg)
+        points = schedule(settings.passes, settings.eval["every"], settings.eval["log_start"],
+                          settings.eval["per_decade"])
         here = RunDirectory(run_dir, identity(cfg), cfg.get("restart", False),
                             cfg.get("reuse_stale", False))
         try:
             with here:
-                return _run_owned(cfg, here, overrides, sweep, points,
+                return _run_owned(settings, here, overrides, sweep, points,
                                   eval_threads or evaluation_threads())
         except Busy as busy:
             if not busy.same_config:
@@ -147,26 +144,26 @@ def _remove_unstarted(run_dir):
         Path(run_dir).rmdir()
 
 
-def _run_owned(cfg, here, overrides, sweep, points, eval_threads):
+def _run_owned(settings, here, overrides, sweep, points, eval_threads):
     """:func:`run` once the run directory ``here`` (a :class:`RunDirectory`) is ours."""
     path = here.log_path
     go, state = here.begin()
     if not go:
         return path
-    say(f"ssvmbench run: solver={cfg.solver.name} data={cfg.data.name} (data root "
-        f"{data_root(cfg.data.get('root'))}) -> {path}")
+    say(f"ssvmbench run: solver={settings.solver} data={settings.data} (data root "
+        f"{data_root(settings.data_root())}) -> {path}")
     with StopSignals() as signals:
         numba.set_num_threads(eval_threads)
         try:
-            split, train, test = load_tasks(cfg)
-            lam, l1 = resolve_objective(cfg, train.n)
-            with blame_plugin(cfg.solver.name, type(train)):
-                jit_s = warm_up(cfg, split, lam, l1)
+            split, train, test = load_tasks(settings)
+            lam, l1 = settings.objective.at(train.n)
+            with blame_plugin(settings.solver, type(train)):
+                jit_s = warm_up(settings, split, lam, l1)
         except Incompatible as err:
             if not sweep:
                 raise
-            here.skip({"overrides": list(overrides), "solver": cfg.solver.name,
-                       "data": cfg.data.name}, str(err))
+            here.skip({"overrides": list(overrides), "solver": settings.solver,
+                       "data": settings.data}, str(err))
             say(f"skipped: {err} (log: {path})")
             return path
         try:
@@ -174,8 +171,8 @@ def _run_owned(cfg, here, overrides, sweep, points, eval_threads):
         except Interrupted as err:
             raise Interrupted(f"{err} before training started, nothing written yet",
                               err.signum) from None
-        with blame_plugin(cfg.solver.name, type(train)):
-            solver = build_solver(cfg, train, lam, l1)
+        with blame_plugin(settings.solver, type(train)):
+            solver = build_solver(settings, train, lam, l1)
             if state is not None:
                 solver.load_state(state["solver"])
         clock = {"solver_s": 0.0, "eval_s": 0.0}
@@ -185,13 +182,13 @@ def _run_owned(cfg, here, overrides, sweep, points, eval_threads):
             say(f"{path}: continuing the stopped run from pass "
                 f"{solver.oracle_calls / train.n:.3g} (restart=true starts afresh)")
         else:
-            log = here.open_log({**attributes(here.config, overrides, cfg, solver, split, lam),
-                                 "jit_s": jit_s})
+            log = here.open_log({**attributes(here.config, overrides, settings, solver, split,
+                                            lam), "jit_s": jit_s})
         try:
             with log:
-                _train(cfg, solver, train, test, points, log, signals, clock,
+                _train(settings, solver, train, test, points, log, signals, clock,
                        lambda: here.save_state(solver, clock), here.owned)
-                if cfg.get("save_weights", True):
+                if settings.save_weights:
                     here.save_weights(solver)
         except Interrupted as err:
             here.interrupted(solver, clock)
@@ -244,7 +241,7 @@ def finished_summary(path, logs):
     return "\n".join(lines)
 
 
-def _train(cfg, solver, train, test, points, log, signals, clock, save, owned):
+def _train(settings, solver, train, test, points, log, signals, clock, save, owned):
     """The timed loop: solver steps up to each checkpoint (in slices of an eighth of a pass,
     so that a stop is seen within one), then the measurements, appended to ``log`` (a
     checkpoint the log has, ``log.last_calls``, is not redone; one the solver reached but
@@ -252,7 +249,7 @@ def _train(cfg, solver, train, test, points, log, signals, clock, save, owned):
     state is saved (``save()``) after a checkpoint when :func:`_save_due`, ``owned()``
     checked first. ``clock``: the cumulative solver and evaluation seconds."""
     last_save, save_cost = time.perf_counter(), 0.0
-    bar = progress_bar(float(cfg.solver.passes))
+    bar = progress_bar(settings.passes)
     for target in points:
         calls = int(np.ceil(target * train.n - 1e-9))
         if calls <= log.last_calls:          # logged already (a continued run)
@@ -278,7 +275,7 @@ def _train(cfg, solver, train, test, points, log, signals, clock, save, owned):
         if bad:
             raise Diverged(f"the primal objective of iterate {bad[0]} is not finite after "
                            f"{solver.oracle_calls / train.n:.3g} passes")
-        if _save_due(cfg.resume, time.perf_counter() - last_save, save_cost):
+        if _save_due(settings.resume, time.perf_counter() - last_save, save_cost):
             owned()
             start = time.perf_counter()
             save()
@@ -287,7 +284,7 @@ def _train(cfg, solver, train, test, points, log, signals, clock, save, owned):
         signals.check()
         bar.update(solver.oracle_calls / train.n - bar.n)
         bar.set_postfix(primal=f"{rows['primal'][0]:.4g}", gap=f"{rows['gap'][0]:.3g}")
-        if solver.converged or _should_stop(cfg.stop, rows["gap"][0], clock["solver_s"]):
+        if solver.converged or _should_stop(settings.stop, rows["gap"][0], clock["solver_s"]):
             break
     bar.close()
 
@@ -313,13 +310,13 @@ def _save_due(resume, since_save, save_cost):
     ``resume.max_overhead`` of the time since the last one (the last save's seconds,
     ``save_cost``, stand for the next one's), so that a SIGKILL loses about one checkpoint
     interval at a few percent of the run's time."""
-    if resume.every_s is not None:
-        return since_save >= resume.every_s
-    return save_cost <= resume.max_overhead * since_save
+    if resume["every_s"] is not None:
+        return since_save >= resume["every_s"]
+    return save_cost <= resume["max_overhead"] * since_save
 
 
 def _should_stop(stop, gap, solver_time):
-    return ((stop.gap is not None and gap <= stop.gap)
-            or (stop.time_s is not None and solver_time >= stop.time_s))
+    return ((stop["gap"] is not None and gap <= stop["gap"])
+            or (stop["time_s"] is not None and solver_time >= stop["time_s"]))
 
 

@@ -18,7 +18,7 @@ from ssvmbench import api, runlog
 from ssvmbench.data import features
 from ssvmbench.errors import UserError, describe_os_error
 from ssvmbench.runlog import Interrupted, RunLog, load_logs, read_log
-from ssvmbench.settings import check_settings
+from ssvmbench.settings import read
 from ssvmbench.solvers import registered
 from ssvmbench.solvers.sgd import SGD
 
@@ -37,7 +37,7 @@ def test_what_hydra_would_add_silently_is_refused_by_name(override, message):
     """Hydra suggests ``+solver.pases=5`` for a misspelt key; the run used to ignore it (and
     ``+experiment=PRESET``) and train with the defaults (issue 20)."""
     with pytest.raises(UserError, match=message):
-        check_settings(api.config(["solver=ssg", "data=brown", override]))
+        read(api.config(["solver=ssg", "data=brown", override]))
 
 
 @pytest.mark.parametrize("override, message", [
@@ -52,7 +52,7 @@ def test_what_hydra_would_add_silently_is_refused_by_name(override, message):
 ])
 def test_bad_settings_are_refused_before_any_data_is_read(override, message):
     with pytest.raises(UserError, match=message):
-        check_settings(api.config(["solver=ssg", "data=brown", override]))
+        read(api.config(["solver=ssg", "data=brown", override]))
 
 
 def test_a_bad_setting_on_big_data_fails_at_once(tmp_path):

@@ -348,12 +348,13 @@ def test_a_run_leaves_its_trained_weights(tmp_path):
     again they give the log's last test error."""
     from ssvmbench import api
     from ssvmbench.runner import load_tasks
+    from ssvmbench.settings import read
     overrides = ["solver=bcfw", "data=voc_synthetic", "data.n_train=12", "data.n_test=4",
                  "data.size=32", "solver.passes=3"]
     trace, _ = api.run(overrides, run_dir=tmp_path / "run")
     weights = np.load(tmp_path / "run" / "weights.npz")
     assert sorted(weights.files) == ["raw", "wavg"]
-    _, _, test = load_tasks(api.config(overrides))
+    _, _, test = load_tasks(read(api.config(overrides)))
     last = trace.groupby("iterate").tail(1).set_index("iterate")
     for name in weights.files:
         assert test.evaluate(weights[name], with_hinge=False)[1] == last.loc[name, "test_error"]
