@@ -127,3 +127,32 @@ def test_hook_lists_the_deviations_of_a_papers_presets(tmp_path):
     (presets / "s_fig1.yaml").write_text("paper: SAP\nitem: Figure 1\ndeviations: {x: y}\n")
     assert hooks.deviations_list("<!-- deviations: BCFW -->", tmp_path) == \
         "- **Figure 2** (`b_fig2`):\n    - *d*: d = 4082, not 4028."
+
+
+HISTORY_PAGES = ("changelog.md", "development.md")     # the pages where history belongs
+ISSUE = re.compile(r"\bissue\s+#?\d+", re.I)
+COMMIT = re.compile(r"(?<![.\w])(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b")    # not a decimal's digits
+NOT_OUR_COMMITS = {     # pins of the Casimir authors' repository (krishnap25/casimir), not ours
+    "323d40b4c1c645248703d9197dc499e98ffc1c69", "319628f0", "a8cb8dd"}
+
+
+def test_user_pages_carry_no_history():
+    """A user page says what is true now and how to measure it: no issue numbers and no
+    commit hashes of ours (the changelog keeps when and how things changed)."""
+    found = []
+    for page in sorted((ROOT / "docs").rglob("*.md")):
+        if page.name in HISTORY_PAGES:
+            continue
+        text = page.read_text(encoding="utf-8")
+        found += [f"{page.relative_to(ROOT)}: {match.group(0)!r}"
+                  for pattern in (ISSUE, COMMIT) for match in pattern.finditer(text)
+                  if match.group(0) not in NOT_OUR_COMMITS]
+    assert not found, "history on a user page (move it to docs/changelog.md):\n" + \
+        "\n".join(found)
+
+
+def test_history_check_finds_issues_and_commits():
+    text = "Measured at issue 31 (Issue 4's target; since 1f0d0b4, b359726a)."
+    assert [m.group(0) for m in ISSUE.finditer(text)] == ["issue 31", "Issue 4"]
+    assert [m.group(0) for m in COMMIT.finditer(text)] == ["1f0d0b4", "b359726a"]
+    assert not COMMIT.findall("primal 0.0832665, 2.207658e-3, 36,950,006 weights, facade")
