@@ -71,7 +71,7 @@ def configure_parser(parser):
     parser.add_argument("--overrides", nargs="+", default=[], metavar="OVERRIDE",
                         help="added to every sweep, replacing a value the sweep sets "
                              "(data=voc for the synthetic scenes), e.g. --overrides "
-                             "hydra/launcher=joblib "
+                             "hydra/launcher=local "
                              "hydra.launcher.n_jobs=2")
 
 
@@ -172,7 +172,7 @@ def _plan_text(names, size, jobs, steps, parallel, startup_s, source):
         plan += (f"; measured on a 2-core VM: ~{duration(sum(j.expected_s for j in jobs))} of "
                  f"run time, ~{duration(wall)} of wall time as one batch on {parallel} "
                  f"worker{'s' * (parallel > 1)}"
-                 + (" (--overrides hydra/launcher=joblib hydra.launcher.n_jobs=2: two)"
+                 + (" (--overrides hydra/launcher=local hydra.launcher.n_jobs=2: two)"
                     if parallel == 1 else ""))
     return plan
 
