@@ -6,7 +6,7 @@ from functools import cache
 
 from ssvmbench import plugins
 from ssvmbench.errors import Incompatible, UserError
-from ssvmbench.solvers.base import Solver
+from ssvmbench.solvers.base import ENTRY_POINTS, Solver, describe, is_built_in  # noqa: F401
 from ssvmbench.solvers.bcfw import BCFW
 from ssvmbench.solvers.cutting_plane import CuttingPlane
 from ssvmbench.solvers.fw import FW
@@ -20,7 +20,6 @@ from ssvmbench.tasks.oracles import Oracle
 
 SOLVERS = {cls.name: cls for cls in (BCFW, CuttingPlane, FW, SGD, SSG, SVRG, SCSVRG, SAP,
                                       L1Subgradient, OnlineEG)}
-ENTRY_POINTS = "ssvmbench.solvers"
 
 
 @cache
@@ -104,14 +103,3 @@ def solver_class(name):
     return solvers[name]
 
 
-def is_built_in(cls):
-    """Whether solver class ``cls`` is one of ssvmbench's own (not a plugin's)."""
-    return SOLVERS.get(cls.name) is cls
-
-
-def describe(cls):
-    """``solver NAME``, and for a plugin where it comes from (its class, its entry point)."""
-    if is_built_in(cls):
-        return f"solver {cls.name}"
-    return (f"solver {cls.name} (plugin {cls.__module__}:{cls.__qualname__}, entry point "
-            f"{ENTRY_POINTS})")

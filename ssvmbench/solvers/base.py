@@ -183,7 +183,6 @@ class Solver(ABC):
             self.oracle_calls += int(made)
 
     def _described(self):
-        from ssvmbench.solvers import describe
         return describe(type(self))
 
     def averaged_size(self):
@@ -227,3 +226,20 @@ class Solver(ABC):
             out.append(("best", self.current()[0] if self.best_w is None else self.best_w,
                         np.nan))
         return out
+
+
+ENTRY_POINTS = "ssvmbench.solvers"    # the entry-point group of solver plugins
+
+
+def is_built_in(cls):
+    """Whether solver class ``cls`` is one of ssvmbench's own (defined in
+    ``ssvmbench.solvers``), not a plugin's."""
+    return cls.__module__.startswith("ssvmbench.solvers.")
+
+
+def describe(cls):
+    """``solver NAME``, and for a plugin where it comes from (its class, its entry point)."""
+    if is_built_in(cls):
+        return f"solver {cls.name}"
+    return (f"solver {cls.name} (plugin {cls.__module__}:{cls.__qualname__}, entry point "
+            f"{ENTRY_POINTS})")
