@@ -4,7 +4,8 @@ workers or a SLURM array) and reported one line per run as it ends, with a table
 
 ``sweep_jobs`` expands a sweep's overrides as Hydra's basic sweeper does and names each run's
 directory as ``hydra.sweep.subdir`` does (configs/config.yaml), so a batch finds the runs of
-an earlier ``ssvmbench run -m`` into the same directory, and the other way round.
+an earlier ``ssvmbench run -m`` into the same directory, and the other way round (also in a
+folder an earlier version named: :func:`ssvmbench.compose.find_run_dirname`).
 :func:`ssvmbench.job.execute` runs one job in the calling process (a worker's, or a SLURM
 task's).
 """
@@ -14,7 +15,7 @@ import time
 from pathlib import Path
 
 from ssvmbench import result_columns
-from ssvmbench.compose import config, parse_overrides, run_dirname
+from ssvmbench.compose import config, find_run_dirname, parse_overrides
 from ssvmbench.errors import Incompatible
 from ssvmbench.messages import duration, say
 from ssvmbench.rundir import MESSAGES_NAME
@@ -56,7 +57,8 @@ def sweep_jobs(words, sweep_dir, expected_s=0.0):
     jobs = []
     for combination in BasicSweeper.split_arguments(overrides, None)[0]:
         named = sorted(setting_words(combination))
-        jobs.append(Job(tuple(combination), Path(sweep_dir) / run_dirname(",".join(named)),
+        jobs.append(Job(tuple(combination),
+                        Path(sweep_dir) / find_run_dirname(",".join(named), sweep_dir),
                         expected_s))
     return jobs
 

@@ -4,6 +4,8 @@ each of them reads a configuration the same way and imports downwards only."""
 
 import difflib
 import hashlib
+import re
+from pathlib import Path
 
 from hydra import compose, initialize_config_dir
 from hydra.core.config_store import ConfigStore
@@ -15,17 +17,114 @@ from ssvmbench.paths import config_dir
 from ssvmbench.solvers import SOLVERS, registered
 
 
+# A sweep job's folder name (issue 44): its settings, short, in a fixed order, then a hash of
+# the whole override list, e.g. solver-bcfw_data-ocr_lambda-1_n_seed-0_passes-2_1e0c3a0f5b.
+# Only the POSIX portable file name characters [A-Za-z0-9._-]: no quoting in any shell, no
+# glob ([ ] * ?), nothing Hydra reads as a sweep or an override (, = [ ] : ' ") when the
+# folder is given back as hydra.run.dir=..., no / and no case-only differences (the hash is
+# lower case and differs). The hash makes the name unique: the readable part may drop a
+# prefix (+, ++), shorten a key to its last part and a value to VALUE_WIDTH characters,
+# but two override lists that differ have different hashes. The full overrides are in the
+# run's log (run.h5, attribute ``overrides``), which ``ssvmbench results`` reads.
+FIRST = ("solver", "data", "lambda", "l1", "seed")     # then the other keys, sorted
+VALUE_WIDTH = 24         # a longer value's readable part is cut (a path's: its last part)
+NAME_WIDTH = 120         # a longer readable part ends at the last setting that fits
+HASH_WIDTH = 10          # hex digits of sha1(overrides): 40 bits
+
+
+def split_overrides(overrides):
+    """The words of Hydra's ``override_dirname`` (``key=value`` joined by ``,``), a comma
+    inside brackets, braces, parentheses or quotes (``solver.iterates=[raw,avg]``) kept."""
+    words, word, depth, quote, escaped = [], "", 0, None, False
+    for char in overrides:
+        if escaped:
+            word, escaped = word + char, False
+            continue
+        if char == "\\":
+            escaped = True
+        elif quote:
+            quote = None if char == quote else quote
+        elif char in "'\"":
+            quote = char
+        elif char in "[{(":
+            depth += 1
+        elif char in "]})":
+            depth = max(0, depth - 1)
+        elif char == "," and depth == 0:
+            words.append(word)
+            word = ""
+            continue
+        word += char
+    return [*words, word] if word or words else []
+
+
+def _key_value(word):
+    """``(key, value, deleted)`` of an override word (``+data.subset=0.05``)."""
+    key, sep, value = word.partition("=")
+    return key.lstrip("+~"), value if sep else None, key.startswith("~")
+
+
+def _readable(word):
+    """``key-value`` of one override word, in the name's characters: the key's last part
+    (``solver.passes`` → ``passes``), a path value's last part, ``/`` as ``_`` (``1/n`` →
+    ``1_n``), list and dict separators as ``-``, brackets and quotes left out."""
+    key, value, deleted = _key_value(word)
+    leaf = re.sub(r"[^A-Za-z0-9_]", "_", re.split(r"[./]", key)[-1]) or "_"
+    if deleted:
+        return f"{leaf}-deleted"
+    value = (value or "").strip("'\"")
+    if value.startswith(("/", "./", "../", "~/")) or value.count("/") > 1:   # a path
+        value = value.rstrip("/").rsplit("/", 1)[-1]
+    value = re.sub(r"[,:\s]+", "-", value.replace("/", "_"))
+    return f"{leaf}-{re.sub(r'[^A-Za-z0-9._-]', '', value)[:VALUE_WIDTH]}"
+
+
+def _order(word):
+    key = _key_value(word)[0]
+    return (FIRST.index(key) if key in FIRST else len(FIRST), key, word)
+
+
 def run_dirname(overrides):
-    """A sweep job's directory name from its sorted overrides (``solver=bcfw,seed=3,...``):
-    ``/`` (as in ``lambda=1/n``) becomes ``_``; names over 200 characters are cut and end
-    with a hash of the whole, so that every combination keeps its own directory."""
+    """A sweep job's folder name from its sorted overrides (Hydra's ``override_dirname``:
+    ``+data.subset=0.05,data=ocr,lambda=1/n,seed=0,solver=bcfw``): each setting as
+    ``key-value`` (:func:`_readable`), ``solver``, ``data``, ``lambda``, ``l1``, ``seed``
+    first and the others by key, joined by ``_``, then ``_`` and a hash of the whole
+    ``overrides`` that keeps every combination in its own folder:
+    ``solver-bcfw_data-ocr_lambda-1_n_seed-0_subset-0.05_…``. No overrides: ``defaults``."""
+    if not overrides:
+        return "defaults"
+    readable = ""
+    for part in (_readable(word) for word in sorted(split_overrides(overrides), key=_order)):
+        if readable and len(readable) + 1 + len(part) > NAME_WIDTH:
+            break
+        readable = f"{readable}_{part}" if readable else part[:NAME_WIDTH]
+    digest = hashlib.sha1(overrides.encode()).hexdigest()[:HASH_WIDTH]
+    return f"{readable}_{digest}"
+
+
+def legacy_run_dirname(overrides):
+    """The folder name versions before issue 44 gave a sweep job: the sorted overrides
+    themselves, ``/`` as ``_``, over 200 characters cut and ending with a hash."""
     name = overrides.replace("/", "_") or "defaults"
     if len(name) > 200:
         name = name[:180] + "-" + hashlib.sha1(name.encode()).hexdigest()[:12]
     return name
 
 
-OmegaConf.register_new_resolver("run_dirname", run_dirname, replace=True)
+def find_run_dirname(overrides, sweep_dir=None):
+    """The folder of a sweep job in ``sweep_dir``: :func:`run_dirname`, or the folder an
+    earlier version made for the same overrides (:func:`legacy_run_dirname`) if only that
+    one is there, so that a sweep run again into a folder of old runs resumes and skips
+    them rather than starting them again."""
+    name = run_dirname(overrides)
+    if sweep_dir is not None:
+        folder, legacy = Path(str(sweep_dir)), legacy_run_dirname(overrides)
+        if (folder / legacy).is_dir() and not (folder / name).exists():
+            return legacy
+    return name
+
+
+OmegaConf.register_new_resolver("run_dirname", find_run_dirname, replace=True)
 
 
 def store_plugin_configs():

@@ -39,7 +39,8 @@ METADATA = ("solver", "method", "data", "data_variant", "lambda", "l1", "n", "d"
 
 # settings that say how to treat an existing log, not what a run computes: not part of its
 # identity (the config it records, runner.identity) nor of a sweep job's directory name
-# (configs/config.yaml, hydra.job.config.override_dirname.exclude_keys; batch.sweep_jobs)
+# (configs/config.yaml, hydra.job.config.override_dirname.exclude_keys; batch.sweep_jobs;
+# compose.run_dirname)
 RUN_CONTROL = ("restart", "reuse_stale")
 
 

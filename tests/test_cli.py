@@ -198,6 +198,38 @@ def test_reuse_stale_and_restart_act_on_the_same_runs(data_root, tmp_path):
     assert len(list(sweep.rglob("run.h5.stale-*"))) == 2
 
 
+def test_a_sweep_folder_of_an_earlier_version_is_resumed_not_started_again(data_root,
+                                                                         tmp_path):
+    """Issue 44: runs in a sweep folder written before run folders had short names (the
+    overrides themselves) are found again by the same sweep, by ``run -m`` and by the batch
+    of ``reproduce`` and ``api.sweep``: the finished one is skipped, the killed one redone in
+    its old folder, and no new-style folder is made beside them."""
+    from ssvmbench.batch import sweep_jobs
+    from ssvmbench.compose import legacy_run_dirname, run_dirname
+
+    sweep = tmp_path / "sweep"
+    words = ("solver=ssg", "data=ocr", "+data.subset=0.05", "lambda=1/n", "seed=0,1",
+             "solver.passes=1")
+    grid = ("-m", *words, f"hydra.sweep.dir={sweep}")
+    ssvmbench("run", *grid, cwd=tmp_path)
+    old = {}
+    for seed in (0, 1):
+        overrides = f"+data.subset=0.05,data=ocr,lambda=1/n,seed={seed},solver.passes=1,solver=ssg"
+        old[seed] = sweep / legacy_run_dirname(overrides)
+        (sweep / run_dirname(overrides)).rename(old[seed])
+    assert old[0].name == "+data.subset=0.05,data=ocr,lambda=1_n,seed=0,solver.passes=1,solver=ssg"
+    assert sorted(job.run_dir for job in sweep_jobs(words, sweep)) == sorted(old.values())
+    with h5py.File(old[1] / "run.h5", "a") as f:          # killed while it ran
+        f.attrs["status"] = "running"
+    kept = old[0].joinpath("run.h5").stat().st_mtime_ns
+    out = ssvmbench("run", *grid, cwd=tmp_path).stdout
+    assert out.count("done before (finished already)") == 1 and "finished     1" in out, out
+    assert old[0].joinpath("run.h5").stat().st_mtime_ns == kept
+    assert read_log(old[1] / "run.h5")[1]["status"] == "finished"
+    assert len(list(old[1].glob("run.h5.running-*"))) == 1
+    assert sorted(path for path in sweep.iterdir() if path.is_dir()) == sorted(old.values())
+
+
 def test_sweep_then_plot(data_root, tmp_path):
     """A sweep, then the same sweep again after one run was killed and one log deleted: the
     re-run redoes those two only (the killed run's log is kept aside), then the plots."""
@@ -207,7 +239,7 @@ def test_sweep_then_plot(data_root, tmp_path):
     ssvmbench("run", *grid, cwd=tmp_path)
     logs = sorted(sweep.rglob("*.h5"))
     assert len(logs) == 8 and len({log.parent for log in logs}) == 8
-    assert sweep / "data=ocr,lambda=1_n,seed=1,solver.passes=1,solver=ssg" / "run.h5" in logs
+    assert sweep / "solver-ssg_data-ocr_lambda-1_n_seed-1_passes-1_e2196ffab8" / "run.h5" in logs
     killed, deleted = logs[0], logs[1]
     with h5py.File(killed, "a") as f:
         f.attrs["status"] = "running"

@@ -80,7 +80,7 @@ def test_a_sweep_run_that_failed_before_its_log_names_only_its_messages(data_roo
     result = ssvmbench("run", "-m", "data.fold=99", "+data.subset=0.05", f"data.root={data_root}",
                        f"hydra.sweep.dir={tmp_path / 'sweep'}", cwd=tmp_path, check=False)
     line, = [line for line in result.stderr.splitlines() if line.startswith("run 1 of 1")]
-    app_log, = (tmp_path / "sweep").glob("*data.fold=99*/app.log")
+    app_log, = (tmp_path / "sweep").glob("fold-99_*/app.log")
     assert result.returncode == 1 and "data.fold=99 is invalid" in line
     assert line.endswith(f": messages in {app_log}") and "run.h5" not in line
     assert "data.fold=99 is invalid" in app_log.read_text()

@@ -154,6 +154,7 @@ def test_a_sweep_from_python(data_root, tmp_path, monkeypatch):
     """``api.sweep`` runs the runs of ``run -m`` into their folders and returns the table;
     a bad value is one error before any folder is made."""
     from ssvmbench import api
+    from ssvmbench.compose import run_dirname
     from ssvmbench.errors import UserError
 
     monkeypatch.chdir(tmp_path)
@@ -163,8 +164,11 @@ def test_a_sweep_from_python(data_root, tmp_path, monkeypatch):
     assert list(table["solver"]) == ["bcfw", "ssg"] and set(table["status"]) == {"finished"}
     assert table.attrs["constant"]["solver.passes"] == 1
     assert sorted(p.name for p in Path("s").iterdir()) == [
-        f"+data.subset=0.05,data.root={str(data_root).replace('/', '_')},data=ocr,"
-        f"solver.passes=1,solver={s}" for s in ("bcfw", "ssg")]
+        run_dirname(f"+data.subset=0.05,data.root={data_root},data=ocr,solver.passes=1,"
+                    f"solver={s}") for s in ("bcfw", "ssg")]
+    assert all(p.name.startswith(f"solver-{s}_data-ocr_root-{Path(data_root).name}_subset-0.05_"
+                                 "passes-1_") for p, s in zip(sorted(Path("s").iterdir()),
+                                                              ("bcfw", "ssg")))
     with pytest.raises(UserError, match="lambda=abc is not a number"):
         api.sweep(["solver=bcfw", "lambda=0.1,abc"], sweep_dir="bad")
     assert not Path("bad").exists()
