@@ -3,9 +3,12 @@ never write one log, whatever the file system (HDF5's own locking is often off o
 Lustre: ``HDF5_USE_FILE_LOCKING=FALSE``).
 
 ``run.lock`` is created atomically (``O_EXCL``) and holds its owner (host, pid, start time,
-SLURM job id, the configuration's hash); a thread refreshes its modification time every
-``HEARTBEAT_S`` seconds. A lock whose owner is gone (same host and no such process) or whose
-heartbeat is older than ``STALE_S`` is taken over; any other is respected. A run checks
+SLURM job id and array task, the configuration's hash); a thread refreshes its modification
+time every ``HEARTBEAT_S`` seconds. A lock is taken over at once when its owner is gone: on
+this host, no such process; on another, a SLURM job that SLURM says has ended, or a node it
+says is down. One whose heartbeat is older than ``STALE_S`` is taken over too; any other is
+respected. Ages are read by the file system's clock (:func:`ssvmbench.files.age_s`), so
+nodes whose clocks disagree by minutes neither see a live lock as stale nor keep a dead one. A run checks
 that the lock is still its own before every write (:meth:`RunLock.check`): a run paused
 (SIGSTOP, a suspended job) until its lock looked stale and was taken over stops with one
 line instead of writing into the other run's directory.
@@ -19,6 +22,8 @@ import threading
 import time
 from pathlib import Path
 
+from ssvmbench import slurm_jobs
+from ssvmbench.files import age_s
 from ssvmbench.runlog import LostOwnership
 
 LOCK_NAME = "run.lock"
@@ -36,6 +41,8 @@ class Busy(Exception):
 
 def describe(owner):
     job = f", SLURM job {owner['slurm_job']}" if owner.get("slurm_job") else ""
+    if owner.get("slurm_task"):
+        job += f" (array task {owner['slurm_task']})"
     return f"pid {owner.get('pid')} on {owner.get('host')} since {owner.get('started')}{job}"
 
 
@@ -51,7 +58,8 @@ class RunLock:
     def __enter__(self):
         owner = {"host": socket.gethostname(), "pid": os.getpid(),
                  "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
-                 "slurm_job": os.environ.get("SLURM_JOB_ID", ""), "config": self.config}
+                 "slurm_job": os.environ.get("SLURM_JOB_ID", ""),
+                 "slurm_task": _array_task(), "config": self.config}
         for _ in range(3):
             try:
                 fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
@@ -115,16 +123,13 @@ class RunLock:
 
     def _age(self):
         """Seconds since the last heartbeat (infinite if the lock is gone)."""
-        try:
-            return time.time() - self.path.stat().st_mtime
-        except OSError:
-            return float("inf")
+        return age_s(self.path)
 
     def _alive(self, owner):
         """Whether the lock's owner may still be running: not if its heartbeat is stale, if
-        it was on this host and has no process any more, or if it was an earlier attempt of
-        this very SLURM job (requeued, so that attempt has ended: SLURM runs one at a
-        time)."""
+        it was an earlier attempt of this very SLURM job (requeued, so that attempt has
+        ended: SLURM runs one at a time), if it was on this host and has no process any
+        more, or, on another host, if SLURM says its job has ended or its node is down."""
         if self._age() > STALE_S:
             return False
         job = os.environ.get("SLURM_JOB_ID")
@@ -137,4 +142,13 @@ class RunLock:
                 return False
             except (PermissionError, ValueError):
                 return True
-        return True
+            return True
+        if owner.get("slurm_job") and slurm_jobs.job_ended(owner["slurm_job"]) is True:
+            return False
+        return slurm_jobs.node_down(str(owner.get("host"))) is not True
+
+
+def _array_task():
+    """``ARRAYJOB_TASK`` of this SLURM array task, or "" outside one."""
+    array, task = os.environ.get("SLURM_ARRAY_JOB_ID"), os.environ.get("SLURM_ARRAY_TASK_ID")
+    return f"{array}_{task}" if array and task else ""

@@ -23,6 +23,7 @@ import pickle
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -33,14 +34,13 @@ from ssvmbench import batch
 from ssvmbench.job import execute
 from ssvmbench.errors import UserError
 from ssvmbench.messages import say
+from ssvmbench.slurm_jobs import ENDED, HELD, accounted_state, queue_states
 
 POLL_S = float(os.environ.get("SSVMBENCH_SLURM_POLL_S", 5))
-ENDED = {"COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "PREEMPTED", "NODE_FAIL",
-         "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE", "REVOKED"}
-HELD = {"REQUEUE_HOLD", "SPECIAL_EXIT"}   # waiting for a person: reported, not waited for
 MAYBE_REQUEUED = {"PREEMPTED", "NODE_FAIL"}   # SLURM may requeue these: wait a while first
 REQUEUE_WAIT_S = 60
 SAVE_S = 60        # at least this long between SLURM's warning signal and the start of a job
+MIN_SIGNAL_DELAY_S = 60   # SLURM sends --signal warnings from a check it makes every 30-60 s
 GONE_AFTER_S = 60  # a task squeue has not listed for this long (while it answers) has ended
 CANCEL_WAIT_S = 300  # after scancel, how long the command waits for runs to save and end
 
@@ -48,7 +48,8 @@ CANCEL_WAIT_S = 300  # after scancel, how long the command waits for runs to sav
 class SlurmRun(submitit.helpers.Checkpointable):
     """A SLURM task's callable: run the job; stopped by SLURM's SIGUSR2 (its state saved),
     hand over to submitit's handler, which resubmits this same callable
-    (:meth:`checkpoint`) with ``scontrol requeue`` and exits."""
+    (:meth:`checkpoint`) with ``scontrol requeue`` and exits. A run that failed ends its task
+    with its exit status (:func:`end_failed`), so that SLURM says FAILED, not COMPLETED."""
 
     def __init__(self, job):
         self.job = job
@@ -61,18 +62,39 @@ class SlurmRun(submitit.helpers.Checkpointable):
         status = execute(self.job, eval_threads=min(cpus, numba.config.NUMBA_NUM_THREADS))
         if status == 128 + signal.SIGUSR2 and callable(requeue):
             requeue(signal.SIGUSR2, None)
+        if 0 < status < 128:
+            end_failed(status, submitit.JobEnvironment().paths.result_pickle)
         return status
 
 
+def end_failed(status, result_pickle):
+    """End a task whose run failed with ``status``: its result written as submitit writes a
+    returned one (the watcher reads it, :func:`_status`), then exit with ``status``; submitit
+    would exit 0 after a returned status, and SLURM record the task COMPLETED."""
+    with submitit.core.utils.temporary_save_path(result_pickle) as written:
+        submitit.core.utils.cloudpickle_dump(("success", status), written)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)
+
+
 def check(params):
-    """Refuse, in one line, a batch that SLURM cannot run as asked: no ``sbatch`` here, or a
-    time limit that leaves no time before the warning signal (SLURM would send it at once,
-    before the run can save anything)."""
+    """Refuse, in one line, a batch that SLURM cannot run as asked: no ``sbatch`` here, a
+    warning asked for less than :data:`MIN_SIGNAL_DELAY_S` before the time limit (SLURM looks
+    for due warnings only every 30 s or so, and sbatch's manual says a ``--signal`` may come
+    up to 60 s early: a shorter delay can pass unsent, and the run dies at the limit with its
+    log saying ``running``), or a time limit that leaves no time before the warning (SLURM
+    would send it at once, before the run can save anything)."""
     missing = [tool for tool in ("sbatch", "squeue", "scancel") if not shutil.which(tool)]
     if missing:
         raise UserError(f"hydra/launcher=slurm needs SLURM's {', '.join(missing)} on PATH; "
                         "run on a cluster's login node, or use hydra/launcher=local")
     timeout_s, delay_s = 60 * params["timeout_min"], params.get("signal_delay_s", 90)
+    if delay_s < MIN_SIGNAL_DELAY_S:
+        raise UserError(f"hydra.launcher.signal_delay_s={delay_s}: give at least "
+                        f"{MIN_SIGNAL_DELAY_S} s; SLURM checks for due warnings only every "
+                        "30-60 s, so a shorter warning may never be sent and the run would "
+                        "die at its time limit without saving")
     if timeout_s < delay_s + SAVE_S:
         raise UserError(f"hydra.launcher.timeout_min={params['timeout_min']} leaves "
                         f"{timeout_s - delay_s:.0f} s before SLURM's warning signal "
@@ -146,7 +168,7 @@ def _watch(report, tasks, stopped):
     while waiting:
         if stopped and time.monotonic() - stopped[0][1] > CANCEL_WAIT_S:
             break
-        states = _squeue(waiting.values())
+        states = queue_states(task.job_id for task in waiting.values())
         now = time.monotonic()
         for index, task in list(waiting.items()):
             if states is None:                        # squeue did not answer this time
@@ -155,7 +177,7 @@ def _watch(report, tasks, stopped):
             if state is not None:
                 listed[index] = now
             elif now - listed[index] > GONE_AFTER_S:
-                state = _sacct(task.job_id) or "UNKNOWN"
+                state = accounted_state(task.job_id) or "UNKNOWN"
             if state not in ENDED | HELD | {"UNKNOWN"}:
                 ended_since.pop(index, None)
                 continue
@@ -166,32 +188,6 @@ def _watch(report, tasks, stopped):
             report.ended(index, _status(task), None if state == "UNKNOWN" else state)
         if waiting:
             time.sleep(POLL_S)
-
-
-def _squeue(tasks):
-    """``{job id: state}`` of the tasks SLURM still lists (ended ones for ``MinJobAge``), or
-    None if squeue did not answer."""
-    arrays = sorted({task.job_id.split("_")[0] for task in tasks})
-    try:
-        out = subprocess.run(["squeue", "-h", "-r", "--states=all", "-o", "%i|%T", "-j",
-                              ",".join(arrays)], capture_output=True, text=True, check=False,
-                             timeout=60)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if out.returncode != 0 and "Invalid job id" not in out.stderr:
-        return None                                  # (all of them aged out: none listed)
-    return dict(line.split("|", 1) for line in out.stdout.split() if "|" in line)
-
-
-def _sacct(job_id):
-    """The state SLURM's accounting has for ``job_id``, or None (no accounting here)."""
-    try:
-        out = subprocess.run(["sacct", "-n", "-X", "-P", "-o", "State", "-j", job_id],
-                             capture_output=True, text=True, check=False, timeout=60)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    words = out.stdout.split()
-    return words[0] if out.returncode == 0 and words else None
 
 
 def _status(task):

@@ -1,0 +1,62 @@
+"""What SLURM says of its jobs (``squeue``, ``sacct``, ``sinfo``), for the batch's watcher
+(:mod:`ssvmbench.launchers.slurm`) and a run lock whose owner was a SLURM task
+(:mod:`ssvmbench.runlock`). Every query answers None when SLURM cannot be asked (no such
+command here, no answer in time): the caller then decides by other means."""
+
+import shutil
+import subprocess
+
+ENDED = {"COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "PREEMPTED", "NODE_FAIL",
+         "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE", "REVOKED"}
+HELD = {"REQUEUE_HOLD", "SPECIAL_EXIT"}   # waiting for a person: reported, not waited for
+TIMEOUT_S = 60
+
+
+def _ask(command):
+    """``command``'s output, or None if it is not here, fails to run or times out."""
+    if not shutil.which(command[0]):
+        return None
+    try:
+        return subprocess.run(command, capture_output=True, text=True, check=False,
+                              timeout=TIMEOUT_S)
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def queue_states(job_ids):
+    """``{job id: state}`` of the jobs (array tasks as ``ARRAY_TASK``) SLURM still lists
+    (ended ones for ``MinJobAge``) among the arrays or jobs of ``job_ids``, or None if
+    squeue did not answer."""
+    arrays = sorted({str(job).split("_")[0] for job in job_ids})
+    out = _ask(["squeue", "-h", "-r", "--states=all", "-o", "%i|%T", "-j", ",".join(arrays)])
+    if out is None or (out.returncode != 0 and "Invalid job id" not in out.stderr):
+        return None                                  # (all of them aged out: none listed)
+    return dict(line.split("|", 1) for line in out.stdout.split() if "|" in line)
+
+
+def accounted_state(job_id):
+    """The state SLURM's accounting has for ``job_id``, or None (no accounting here)."""
+    out = _ask(["sacct", "-n", "-X", "-P", "-o", "State", "-j", str(job_id)])
+    words = out.stdout.split() if out is not None else []
+    return words[0] if out is not None and out.returncode == 0 and words else None
+
+
+def node_down(host):
+    """Whether SLURM reports node ``host`` down or drained after a failure (True), up
+    (False), or cannot say (None: not a node of this cluster, no sinfo)."""
+    out = _ask(["sinfo", "-h", "-N", "-n", host, "-o", "%T"])
+    states = out.stdout.split() if out is not None and out.returncode == 0 else []
+    if not states:
+        return None
+    return all(state.rstrip("*~#!%$@^-").lower() in ("down", "fail", "failing")
+               for state in states)
+
+
+def job_ended(job_id):
+    """Whether SLURM says job (or array task) ``job_id`` has ended (True), is still queued or
+    running (False), or cannot say (None)."""
+    states = queue_states([job_id])
+    if states is None:
+        return None
+    state = states.get(str(job_id)) or accounted_state(job_id)
+    return state is None or state in ENDED      # not listed any more: it ended long ago
