@@ -11,6 +11,8 @@ task's).
 """
 
 import dataclasses
+import os
+import signal
 import time
 from pathlib import Path
 
@@ -116,17 +118,19 @@ def _last_error(job, since):
     return lines[-1].split("][ERROR] - ", 1)[1] if lines else ""
 
 
+HELD_TEXT = "held by SLURM: release or cancel it"
 STOPPED_STATES = {"CANCELLED": "cancelled", "PREEMPTED": "preempted", "TIMEOUT": "time limit",
-                  "NODE_FAIL": "node failure", "REQUEUE_HOLD": "held by SLURM: release or "
-                  "cancel it", "SPECIAL_EXIT": "held by SLURM: release or cancel it"}
+                  "NODE_FAIL": "node failure", "REQUEUE_HOLD": HELD_TEXT,
+                  "SPECIAL_EXIT": HELD_TEXT, "HELD": HELD_TEXT}
 KINDS = ("finished", "diverged", "skipped", "done before", "failed", "busy", "interrupted")
 
 
-def outcome(job, code, since, state=None):
+def outcome(job, code, since, state=None, requeues=None):
     """``(kind, text)`` of a job that ended with exit status ``code`` (None: unknown, e.g.
     a SLURM task; negative: killed by that signal) and, under SLURM, its job ``state``:
     ``kind`` one of :data:`KINDS`, from its run log (a log finished before the batch
-    started was done before). ``since``: the batch's start (:func:`_stamps`)."""
+    started was done before). ``since``: the batch's start (:func:`_stamps`);
+    ``requeues``: how often a SLURM task may be requeued at its time limit."""
     since_utc, since_local = since
     if code is not None and code < 0:
         code = 128 - code                       # killed by signal -code
@@ -156,28 +160,44 @@ def outcome(job, code, since, state=None):
         return "busy", "another process is writing it; run the same command again later"
     if state in STOPPED_STATES or status == "interrupted" or (code is not None and code > 128):
         what = STOPPED_STATES.get(state, "stopped")
+        if code == 128 + signal.SIGUSR2 and requeues is not None:   # its warning came last
+            what = f"time limit: requeues used up ({requeues})"
         where = f" after {passes.max():.4g} passes" if passes is not None else ""
         return "interrupted", f"{what}{where}; the same command continues it"
     reason = error or (f"SLURM state {state}" if state else f"exit status {code}")
     return "failed", reason
 
 
+def _written_since(path, since):
+    """Whether ``path`` was written at or after ``since`` (seconds since the epoch): a run
+    writes its messages file as it starts."""
+    try:
+        return os.stat(path).st_mtime >= since - 1
+    except OSError:
+        return False
+
+
 class Report:
     """The batch's lines as runs end (``run i of N KIND: …``) and the table at the end."""
 
-    def __init__(self, jobs, where):
-        self.jobs, self.where = list(jobs), where
-        self.started, self.clock = _stamps(), time.perf_counter()
+    def __init__(self, jobs, where, requeues=None):
+        self.jobs, self.where, self.requeues = list(jobs), where, requeues
+        self.started, self.clock, self.since = _stamps(), time.perf_counter(), time.time()
         self.kinds = {}
+        self.never_started = set()
         say(f"ssvmbench: {len(self.jobs)} run{'s' * (len(self.jobs) != 1)} {where}", log=False)
 
     def ended(self, index, code=None, state=None):
-        """Say how run ``index`` (of :attr:`jobs`) ended, once; returns its kind."""
-        if index in self.kinds:
-            return self.kinds[index]
+        """Say how run ``index`` (of :attr:`jobs`) ended, once; returns its kind. A task
+        cancelled before its run began is said once for all in :meth:`summary`."""
+        if index in self.kinds or index in self.never_started:
+            return self.kinds.get(index, "not started")
         job = self.jobs[index]
+        if state == "CANCELLED" and not _written_since(job.messages, self.since):
+            self.never_started.add(index)
+            return "not started"
         try:
-            kind, text = outcome(job, code, self.started, state)
+            kind, text = outcome(job, code, self.started, state, self.requeues)
         except Exception as err:                # a log that reads but makes no sense
             kind, text = "failed", f"its log does not read: {type(err).__name__}: {err}"
         self.kinds[index] = kind
@@ -193,6 +213,10 @@ class Report:
         signal that stopped the batch, 1 if a run failed, 130 if one was interrupted, else 0."""
         counts = {kind: sum(1 for k in self.kinds.values() if k == kind) for kind in KINDS}
         counts["not started"] = len(self.jobs) - len(self.kinds)
+        if self.never_started:
+            n = len(self.never_started)
+            say(f"ssvmbench: {n} run{'s' * (n != 1)} cancelled before {'they' if n != 1 else 'it'}"
+                " began; the same command runs them", error=True, log=False)
         width = max(map(len, counts))
         rows = [f"  {kind:<{width}}  {count}" for kind, count in counts.items() if count]
         rows.append(f"  {'wall time':<{width}}  {duration(time.perf_counter() - self.clock)}")

@@ -8,7 +8,9 @@ import subprocess
 
 ENDED = {"COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "PREEMPTED", "NODE_FAIL",
          "OUT_OF_MEMORY", "BOOT_FAIL", "DEADLINE", "REVOKED"}
-HELD = {"REQUEUE_HOLD", "SPECIAL_EXIT"}   # waiting for a person: reported, not waited for
+# waiting for a person: reported, not waited for; HELD is a PENDING job whose reason is a
+# hold (`scontrol hold`, `requeuehold`), which squeue shows as plain PENDING
+HELD = {"REQUEUE_HOLD", "SPECIAL_EXIT", "HELD"}
 TIMEOUT_S = 60
 
 
@@ -26,12 +28,19 @@ def _ask(command):
 def queue_states(job_ids):
     """``{job id: state}`` of the jobs (array tasks as ``ARRAY_TASK``) SLURM still lists
     (ended ones for ``MinJobAge``) among the arrays or jobs of ``job_ids``, or None if
-    squeue did not answer."""
+    squeue did not answer; a held pending job's state is ``HELD``."""
     arrays = sorted({str(job).split("_")[0] for job in job_ids})
-    out = _ask(["squeue", "-h", "-r", "--states=all", "-o", "%i|%T", "-j", ",".join(arrays)])
+    out = _ask(["squeue", "-h", "-r", "--states=all", "-o", "%i|%T|%r", "-j",
+                ",".join(arrays)])
     if out is None or (out.returncode != 0 and "Invalid job id" not in out.stderr):
         return None                                  # (all of them aged out: none listed)
-    return dict(line.split("|", 1) for line in out.stdout.split() if "|" in line)
+    states = {}
+    for line in out.stdout.splitlines():
+        job, state, reason = (line.strip().split("|") + ["", ""])[:3]
+        if job and state:
+            states[job] = "HELD" if state == "PENDING" and reason.startswith("JobHeld") \
+                else state
+    return states
 
 
 def accounted_state(job_id):

@@ -197,3 +197,41 @@ def test_what_slurm_says_of_a_job(monkeypatch, replies, ended):
                                        ("drained\n", False), ("", None)])
 def test_what_slurm_says_of_a_node(monkeypatch, out, down):
     assert _answers(monkeypatch, {"sinfo": (0, out, "")}).node_down("node-b") is down
+
+
+def test_a_held_task_is_seen_as_held(monkeypatch):
+    """squeue shows a held task as plain PENDING (its reason says JobHeldUser / Admin): the
+    documented 'held' line never appeared."""
+    slurm_jobs = _answers(monkeypatch, {"squeue": (0, "9_0|PENDING|JobHeldUser\n"
+                                                     "9_1|PENDING|Priority\n"
+                                                     "9_2|RUNNING|None\n", "")})
+    states = slurm_jobs.queue_states(["9_0"])
+    assert states == {"9_0": "HELD", "9_1": "PENDING", "9_2": "RUNNING"}
+    assert "HELD" in slurm_jobs.HELD
+
+
+def _job(tmp_path):
+    from ssvmbench.batch import Job
+    return Job(("solver=bcfw",), tmp_path / "run")
+
+
+def test_requeues_used_up_are_named(tmp_path):
+    import signal
+    from ssvmbench.batch import outcome, _stamps
+    kind, text = outcome(_job(tmp_path), 128 + signal.SIGUSR2, _stamps(), "COMPLETED",
+                         requeues=3)
+    assert kind == "interrupted" and text.startswith("time limit: requeues used up (3)")
+
+
+def test_runs_cancelled_before_they_began_are_one_line(tmp_path, capsys):
+    """After a Ctrl-C, each of 170 never-started tasks had its own 'interrupted (cancelled)'
+    line naming a run.h5 that did not exist."""
+    from ssvmbench.batch import Job, Report
+    jobs = [Job(("seed=%d" % k,), tmp_path / f"run{k}") for k in range(5)]
+    report = Report(jobs, "as one SLURM array")
+    for index in range(5):
+        report.ended(index, None, "CANCELLED")
+    status = report.summary(stopped_by=2)
+    err = capsys.readouterr().err
+    assert err.count("cancelled before they began") == 1 and "run.h5" not in err
+    assert "5 runs cancelled before they began" in err and status == 130

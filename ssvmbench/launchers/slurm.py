@@ -122,7 +122,7 @@ def run_slurm(jobs, params):
     check(params)
     jobs = batch.longest_first(jobs)
     report = batch.Report(jobs, "as one SLURM array (Ctrl-C cancels every task; the same "
-                                "command continues them)")
+                                "command continues them)", params.get("max_num_timeout"))
     if not jobs:
         return report.summary()
     executor = make_executor(params)
