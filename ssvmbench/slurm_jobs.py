@@ -69,3 +69,12 @@ def job_ended(job_id):
         return None
     state = states.get(str(job_id)) or accounted_state(job_id)
     return state is None or state in ENDED      # not listed any more: it ended long ago
+
+
+def partition_cpus(partition=None):
+    """The CPUs of ``partition`` (the default one if None), or None if sinfo cannot say."""
+    out = _ask(["sinfo", "-h", "-o", "%C", *(["-p", str(partition)] if partition else [])])
+    if out is None or out.returncode != 0:
+        return None
+    totals = [line.split("/")[-1] for line in out.stdout.split() if line.count("/") == 3]
+    return sum(int(total) for total in totals if total.isdigit()) or None

@@ -235,3 +235,15 @@ def test_runs_cancelled_before_they_began_are_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("cancelled before they began") == 1 and "run.h5" not in err
     assert "5 runs cancelled before they began" in err and status == 130
+
+
+@pytest.mark.parametrize("sinfo, cpus_per_task, parallel", [
+    ("0/2/0/2", 1, 2), ("10/30/0/40", 2, 20), (None, 1, 64)])
+def test_the_dry_run_counts_the_partitions_cpus(monkeypatch, sinfo, cpus_per_task, parallel):
+    """`--dry-run` promised '~10 s on 23 workers' for a batch that took 5.8 min on a 2-CPU
+    partition: it counted array_parallelism alone (sinfo's %C: allocated/idle/other/total)."""
+    from ssvmbench.launchers import workers
+    _answers(monkeypatch, {"sinfo": (0, sinfo + "\n", "")} if sinfo else {})
+    settings = {"_target_": "x.SlurmLauncher", "partition": "debug",
+                "cpus_per_task": cpus_per_task, "array_parallelism": 64}
+    assert workers(settings, 100)[0] == parallel

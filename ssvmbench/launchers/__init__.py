@@ -5,6 +5,7 @@ the Hydra launchers of ``ssvmbench run -m``)."""
 
 from omegaconf import OmegaConf
 
+from ssvmbench import slurm_jobs
 from ssvmbench.errors import UserError
 
 SLURM_STARTUP_S = 2.5    # per SLURM task beyond its run's logged time: the submitit process,
@@ -31,12 +32,16 @@ def launcher_settings(hydra_overrides, sweep_dir):
 
 
 def workers(settings, runs):
-    """``(runs at a time, start-up seconds per run beside the batch's own)`` of a launcher."""
+    """``(runs at a time, start-up seconds per run beside the batch's own)`` of a launcher;
+    on SLURM at most ``array_parallelism`` tasks and as many as the partition's CPUs hold at
+    ``cpus_per_task`` each (when ``sinfo`` says how many it has)."""
     from ssvmbench.launchers.local import worker_count
 
     kind = settings["_target_"].rsplit(".", 1)[-1]
     if kind == "SlurmLauncher":
-        return min(runs, settings.get("array_parallelism") or runs), SLURM_STARTUP_S
+        cpus = slurm_jobs.partition_cpus(settings.get("partition"))
+        fit = cpus // max(1, settings.get("cpus_per_task") or 1) if cpus else runs
+        return max(1, min(runs, settings.get("array_parallelism") or runs, fit)), SLURM_STARTUP_S
     return (worker_count(settings["n_jobs"]) if kind == "LocalLauncher" else 1), 0.0
 
 
