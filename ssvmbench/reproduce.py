@@ -17,6 +17,7 @@ from ssvmbench.messages import duration
 from ssvmbench.plotting import commands as plot_command
 from ssvmbench.plotting.curves import added_rows
 from ssvmbench.provenance import committed_files
+from ssvmbench.runlock import Busy, RunLock
 from ssvmbench.runlog import load_logs
 
 
@@ -115,6 +116,20 @@ def main(args):
     if committed and not args.overwrite_committed:
         raise UserError(f"{out} holds results committed to git (e.g. {committed[0]}): give "
                         "another --out, or --overwrite-committed to redraw them")
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        with RunLock(out, "reproduce", OUT_LOCK):
+            return _reproduce(names, out, jobs, settings, plots)
+    except Busy as busy:
+        raise UserError(f"{out} is in use by another ssvmbench reproduce ({busy}); wait for "
+                        "it to end, or give another --out") from None
+
+
+OUT_LOCK = "reproduce.lock"      # in --out while a reproduce runs its batch, plots and report
+
+
+def _reproduce(names, out, jobs, settings, plots):
+    """Run the batch, then the plots and the report (``out`` is this command's)."""
     for name in names:
         if name.endswith(".yaml"):                        # the report finds it there
             write_atomically(out / presets.figure_dir(name) / presets.PRESET_COPY,

@@ -48,10 +48,11 @@ def describe(owner):
 
 class RunLock:
     """``with RunLock(run_dir, config):`` owns ``run_dir`` for the block, or raises
-    :class:`Busy`."""
+    :class:`Busy`; ``name``: the lock file's (another kind of owner of the same folder,
+    e.g. ``reproduce`` of its ``--out``)."""
 
-    def __init__(self, run_dir, config):
-        self.path = Path(run_dir) / LOCK_NAME
+    def __init__(self, run_dir, config, name=LOCK_NAME):
+        self.path = Path(run_dir) / name
         self.config = hashlib.sha256(config.encode()).hexdigest()[:16]
         self._stop = threading.Event()
 

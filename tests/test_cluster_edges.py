@@ -247,3 +247,23 @@ def test_the_dry_run_counts_the_partitions_cpus(monkeypatch, sinfo, cpus_per_tas
     settings = {"_target_": "x.SlurmLauncher", "partition": "debug",
                 "cpus_per_task": cpus_per_task, "array_parallelism": 64}
     assert workers(settings, 100)[0] == parallel
+
+
+def test_a_second_reproduce_on_an_out_in_use_refuses_naming_the_first(data_root, tmp_path,
+                                                                     capsys):
+    """Two `reproduce` on one --out at once both exited 1, reporting finished runs as
+    'failed (exit status 0)'. The second now refuses in one line naming the first."""
+    import os
+    import socket
+    from ssvmbench import cli
+    from ssvmbench.reproduce import OUT_LOCK
+    from ssvmbench.runlock import RunLock
+    out = tmp_path / "out"
+    out.mkdir()
+    with RunLock(out, "reproduce", OUT_LOCK):
+        status = cli.main(["reproduce", "bcfw_figure2_ocr", "--size", "smoke", "--out",
+                           str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert status == 2 and len(err) == 1 and "in use by another ssvmbench reproduce" in err[0]
+    assert f"pid {os.getpid()} on {socket.gethostname()}" in err[0]
+    assert not list(out.glob("logs/*/*/run.h5"))
