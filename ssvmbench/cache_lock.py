@@ -6,21 +6,15 @@ both pick number 1, and the index of one then names the other's code, which cras
 process that loads it (a segfault in a CI run, both workers compiling new kernels). The
 index files of ssvmbench's kernels (those in :func:`ssvmbench.kernel_home.root`, and those
 :mod:`ssvmbench.keyed_cache` marks) are read and updated under an exclusive ``flock`` on
-``<index>.lock`` beside them; any other kernel's index is numba's business, untouched.
-Where the file system refuses ``flock`` (Lustre mounted without ``flock``, some NFS mounts:
-ENOLCK, EOPNOTSUPP, EINVAL, ENOSYS), the same index is guarded by a lock file created with
-``O_EXCL`` instead (atomic on NFS v3+ and Lustre, across hosts), taken over when older than
-:data:`STALE_S` (its holder died); the run never fails for want of a lock."""
+``<index>.lock`` beside them (:func:`ssvmbench.file_lock.exclusive`, which falls back to an
+``O_EXCL`` lock file where the file system refuses ``flock``); any other kernel's index is
+numba's business, untouched."""
 
-import contextlib
-import fcntl
 import functools
-import os
-import time
 
 from numba.core.caching import IndexDataCacheFile
 
-from ssvmbench.files import age_s
+from ssvmbench.file_lock import exclusive
 from ssvmbench.kernel_home import root
 
 
@@ -34,54 +28,6 @@ def mark(index_file):
 def _is_ssvmbench_kernel(index_file):
     return (getattr(index_file, "ssvmbench_kernel", False)
             or str(index_file._index_path).startswith(str(root()) + "/"))
-
-
-STALE_S = 120      # an O_EXCL lock file older than this was left by a process that died
-WAIT_S = 0.05
-
-
-@contextlib.contextmanager
-def exclusive(path):
-    """Hold an exclusive lock on ``path`` (``flock``; an ``O_EXCL`` file ``path + ".excl"``
-    where the file system refuses ``flock``); nothing if ``path`` cannot be opened (a
-    read-only cache: numba saves nothing there anyway)."""
-    try:
-        lock = open(path, "a")
-    except OSError:
-        yield
-        return
-    with lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-        except OSError:              # ENOLCK, EOPNOTSUPP, EINVAL, ...: no flock here
-            with _exclusive_file(path + ".excl"):
-                yield
-            return
-        yield                                        # closing the file releases the lock
-
-
-@contextlib.contextmanager
-def _exclusive_file(path):
-    """The ``O_EXCL`` lock: create ``path`` (waiting while another process holds it, taking
-    it over once it is :data:`STALE_S` old by its own file system's clock), remove it after."""
-    while True:
-        try:
-            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-            break
-        except FileExistsError:
-            with contextlib.suppress(OSError):
-                if age_s(path) > STALE_S:
-                    os.unlink(path)
-                    continue
-            time.sleep(WAIT_S)
-        except OSError:              # cannot create it either: go on unguarded, never fail
-            yield
-            return
-    try:
-        yield
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(path)
 
 
 def _locked(method):

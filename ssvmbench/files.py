@@ -1,12 +1,8 @@
 """Writing a file so that readers see the old one or the whole new one, never a part: every
-file a command writes goes through :func:`write_atomically` (or :func:`write_text`); and a
-file's age by its own file system's clock (:func:`age_s`), for locks shared across hosts."""
+file a command writes goes through :func:`write_atomically` (or :func:`write_text`)."""
 
-import contextlib
 import os
-import socket
 import tempfile
-import time
 from pathlib import Path
 
 from ssvmbench.errors import NotWritten
@@ -44,24 +40,3 @@ def write_atomically(path, write):
 def write_text(path, text):
     """:func:`write_atomically` of ``text`` (UTF-8)."""
     write_atomically(path, lambda out: out.write(text.encode()))
-
-
-def age_s(path):
-    """Seconds since ``path`` was last modified, by the clock of the file system that holds
-    it (a file made beside it now gives its "now"), so that hosts whose clocks disagree
-    agree on it; infinite if ``path`` is gone, and by this host's clock if nothing can be
-    made beside it."""
-    probe = f"{path}.now.{socket.gethostname()}.{os.getpid()}"
-    try:
-        modified = os.stat(path).st_mtime
-    except OSError:
-        return float("inf")
-    try:
-        os.close(os.open(probe, os.O_CREAT | os.O_WRONLY))
-        now = os.stat(probe).st_mtime
-    except OSError:
-        now = time.time()
-    finally:
-        with contextlib.suppress(OSError):
-            os.unlink(probe)
-    return now - modified

@@ -7,7 +7,7 @@ SLURM job id and array task, the configuration's hash); a thread refreshes its m
 time every ``HEARTBEAT_S`` seconds. A lock is taken over at once when its owner is gone: on
 this host, no such process; on another, a SLURM job that SLURM says has ended, or a node it
 says is down. One whose heartbeat is older than ``STALE_S`` is taken over too; any other is
-respected. Ages are read by the file system's clock (:func:`ssvmbench.files.age_s`), so
+respected. Ages are read by the file system's clock (:func:`ssvmbench.file_lock.age_s`), so
 nodes whose clocks disagree by minutes neither see a live lock as stale nor keep a dead one. A run checks
 that the lock is still its own before every write (:meth:`RunLock.check`): a run paused
 (SIGSTOP, a suspended job) until its lock looked stale and was taken over stops with one
@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from ssvmbench import slurm_jobs
-from ssvmbench.files import age_s
+from ssvmbench.file_lock import age_s
 from ssvmbench.runlog import LostOwnership
 
 LOCK_NAME = "run.lock"

@@ -1,5 +1,5 @@
 """Cluster edges found by running batches as a user would, each refused or reported in one
-line (ssvmbench.launchers.slurm, ssvmbench.cache_lock)."""
+line (ssvmbench.launchers.slurm, ssvmbench.file_lock, ssvmbench.runlock, reproduce)."""
 
 import errno
 import shutil
@@ -30,21 +30,21 @@ def test_a_warning_of_a_minute_or_more_is_accepted(sbatch_here):
 
 
 def _refusing_flock(monkeypatch, code):
-    from ssvmbench import cache_lock
+    from ssvmbench import file_lock
 
     def refuse(fd, op):
         raise OSError(code, "flock refused")
-    monkeypatch.setattr(cache_lock.fcntl, "flock", refuse)
-    return cache_lock
+    monkeypatch.setattr(file_lock.fcntl, "flock", refuse)
+    return file_lock
 
 
 @pytest.mark.parametrize("code", [errno.ENOLCK, errno.EOPNOTSUPP, errno.EINVAL, errno.ENOSYS])
 def test_a_file_system_refusing_flock_falls_back_to_a_lock_file(monkeypatch, tmp_path, code):
     """Lustre without flock raised an error nothing caught: every run would have failed at
     its first kernel load. Now the index is guarded by an O_EXCL lock file instead."""
-    cache_lock = _refusing_flock(monkeypatch, code)
+    file_lock = _refusing_flock(monkeypatch, code)
     inside = []
-    with cache_lock.exclusive(str(tmp_path / "k.nbi.lock")):
+    with file_lock.exclusive(str(tmp_path / "k.nbi.lock")):
         inside.append(sorted(p.name for p in tmp_path.iterdir()))
     assert inside == [["k.nbi.lock", "k.nbi.lock.excl"]]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["k.nbi.lock"]
@@ -54,12 +54,12 @@ def test_the_lock_file_serializes_and_a_dead_holders_is_taken_over(monkeypatch, 
     import os
     import threading
     import time
-    cache_lock = _refusing_flock(monkeypatch, errno.ENOLCK)
+    file_lock = _refusing_flock(monkeypatch, errno.ENOLCK)
     path = str(tmp_path / "k.nbi.lock")
     order = []
 
     def hold(name):
-        with cache_lock.exclusive(path):
+        with file_lock.exclusive(path):
             order.append(f"{name} in")
             time.sleep(0.2)
             order.append(f"{name} out")
@@ -71,9 +71,9 @@ def test_the_lock_file_serializes_and_a_dead_holders_is_taken_over(monkeypatch, 
         thread.join()
     assert order == ["a in", "a out", "b in", "b out"]
     (tmp_path / "k.nbi.lock.excl").write_text("")          # left by a process that died
-    old = time.time() - cache_lock.STALE_S - 10
+    old = time.time() - file_lock.STALE_S - 10
     os.utime(tmp_path / "k.nbi.lock.excl", (old, old))
-    with cache_lock.exclusive(path):
+    with file_lock.exclusive(path):
         order.append("taken over")
     assert order[-1] == "taken over"
 
@@ -267,3 +267,28 @@ def test_a_second_reproduce_on_an_out_in_use_refuses_naming_the_first(data_root,
     assert status == 2 and len(err) == 1 and "in use by another ssvmbench reproduce" in err[0]
     assert f"pid {os.getpid()} on {socket.gethostname()}" in err[0]
     assert not list(out.glob("logs/*/*/run.h5"))
+
+
+def test_concurrent_downloads_of_one_file_are_one_download(data_root, tmp_path, monkeypatch):
+    """With download: true every node of an array downloaded the same dataset at once; now
+    the first downloads under a lock and the others find its file."""
+    import shutil
+    import threading
+    import time
+    from ssvmbench.data import fetch
+    calls = []
+
+    def download(dataset, relpath, spec, root):
+        calls.append(relpath)
+        time.sleep(0.3)
+        (root / "ocr").mkdir(exist_ok=True)
+        shutil.copy(data_root / relpath, root / relpath)
+    monkeypatch.setattr(fetch, "fetch_file", download)
+    found = []
+    threads = [threading.Thread(target=lambda: found.append(
+        fetch.ensure_file("ocr", "ocr/letters.pickle", tmp_path))) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert calls == ["ocr/letters.pickle"] and found == [tmp_path / "ocr/letters.pickle"] * 3

@@ -5,9 +5,11 @@ Each file of ``datasets/manifest.yaml`` has a sha256 and ordered sources. A sour
 plain ``file`` (verified by the sha256, or, if it has a ``target``, an alternative format
 stored there and checked by the ``module:function`` named in ``check``) or an ``archive``
 holding the file as ``member``. Downloads go to ``<root>/.downloads`` and are deleted once
-their file is in place (a download that did not give it is kept, for the next try).
+their file is in place (a download that did not give it is kept, for the next try); the
+processes that need one file at once (an array's tasks) download it once, under a lock.
 """
 
+import contextlib
 import hashlib
 import importlib
 import sys
@@ -18,6 +20,7 @@ import pooch
 import yaml
 
 from ssvmbench.errors import UserError
+from ssvmbench.file_lock import exclusive
 from ssvmbench.files import write_atomically
 from ssvmbench.paths import data_root, manifest_path
 
@@ -62,11 +65,29 @@ def ensure_file(dataset, relpath, root=None, download=True):
     spec = dataset_entry(dataset)["files"][relpath]
     path = _present(root, relpath, spec, dataset)
     if path is None and download:
-        fetch_file(dataset, relpath, spec, root)
-        path = _present(root, relpath, spec, dataset)
+        with _download_lock(root, relpath):        # one download when many tasks need it
+            path = _present(root, relpath, spec, dataset)
+            if path is None:
+                fetch_file(dataset, relpath, spec, root)
+                path = _present(root, relpath, spec, dataset)
     if path is None:
         raise UserError(_missing_message(dataset, relpath, spec, root, download))
     return path
+
+
+DOWNLOAD_STALE_S = 3600   # a download's O_EXCL lock (no flock here) older than this is dead
+
+
+def _download_lock(root, relpath):
+    """The lock of ``relpath``'s download in ``root/.downloads``: the tasks of an array
+    that all start without the data wait for the first one's download, then find the file;
+    no lock (a read-only root) if its folder cannot be made."""
+    folder = root / ".downloads"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return contextlib.nullcontext()
+    return exclusive(str(folder / (relpath.replace("/", "_") + ".lock")), DOWNLOAD_STALE_S)
 
 
 def _present(root, relpath, spec, dataset):
