@@ -145,7 +145,7 @@ def command_parser(command):
                        "and the last checkpoint's primal, duality gap, test metrics and "
                        "solver seconds.")
     elif command == "data":
-        from ssvmbench.data import commands as module
+        from ssvmbench import data_commands as module
         description = "List, fetch or verify the datasets."
     elif command == "bench":
         from ssvmbench import bench as module

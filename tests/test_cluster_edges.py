@@ -292,3 +292,19 @@ def test_concurrent_downloads_of_one_file_are_one_download(data_root, tmp_path, 
     for thread in threads:
         thread.join()
     assert calls == ["ocr/letters.pickle"] and found == [tmp_path / "ocr/letters.pickle"] * 3
+
+
+def test_data_fetch_stages_a_presets_data_before_submission(data_root, tmp_path, capsys):
+    """`ssvmbench data fetch PRESET|PAPER…` loads each data setting the runs use once (the
+    files fetched and checked, features cached), so an array's tasks find them ready."""
+    import shutil
+    from ssvmbench import cli, staging
+    assert staging.data_settings(["bcfw_figure2_ocr"]) == [
+        {"name": "ocr", "root": None, "fold": None, "download": True}]   # smoke's subset too
+    (tmp_path / "ocr").mkdir()
+    shutil.copy(data_root / "ocr/letters.pickle", tmp_path / "ocr/letters.pickle")
+    assert cli.main(["data", "fetch", "bcfw_figure2_ocr", "--root", str(tmp_path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1 and out[0].startswith("staged data=ocr") and "6251 training" in out[0]
+    assert cli.main(["data", "fetch", "bcfw_figure2_ocr", "nope"]) == 2
+    assert "unknown dataset or preset 'nope'" in capsys.readouterr().err

@@ -79,10 +79,10 @@ DOWNLOAD_STALE_S = 3600   # a download's O_EXCL lock (no flock here) older than 
 
 
 def _download_lock(root, relpath):
-    """The lock of ``relpath``'s download in ``root/.downloads``: the tasks of an array
-    that all start without the data wait for the first one's download, then find the file;
-    no lock (a read-only root) if its folder cannot be made."""
-    folder = root / ".downloads"
+    """The lock of ``relpath``'s download in ``root/.locks``: the tasks of an array that all
+    start without the data wait for the first one's download, then find the file; no lock
+    (a read-only root) if its folder cannot be made."""
+    folder = root / ".locks"
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:
