@@ -8,7 +8,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from ssvmbench import added, presets, report, traces
+from ssvmbench import added, detach, presets, report, traces
 from ssvmbench.batch import check_jobs, expected_wall_s, is_hydra_override
 from ssvmbench.errors import UserError
 from ssvmbench.files import write_atomically
@@ -18,7 +18,7 @@ from ssvmbench.plotting import commands as plot_command
 from ssvmbench.plotting.curves import added_rows
 from ssvmbench.provenance import committed_files
 from ssvmbench.runlock import Busy, RunLock
-from ssvmbench.runlog import load_logs
+from ssvmbench.runlog import load_logs, read_log
 
 
 class _With(argparse.Action):
@@ -65,6 +65,13 @@ def configure_parser(parser):
                              "run only the --with methods")
     parser.add_argument("--dry-run", action="store_true",
                         help="print the commands and count the runs only")
+    parser.add_argument("--detach", action="store_true",
+                        help="submit and return: the runs, figures and report go on without "
+                             "this shell (a process of its own, or on SLURM the array and a "
+                             "job after it); `ssvmbench status OUT` says how they do")
+    parser.add_argument("--finish", action="store_true", help=argparse.SUPPRESS)
+    # --finish: the figures and the report if every run finished, else say which did not
+    # (the job a detached SLURM batch submits after its array)
     parser.add_argument("--overwrite-committed", action="store_true",
                         help="allow an --out that holds results committed to git (refused "
                              "otherwise, so that a checkout's results are not redrawn by "
@@ -119,10 +126,51 @@ def main(args):
     out.mkdir(parents=True, exist_ok=True)
     try:
         with RunLock(out, "reproduce", OUT_LOCK):
-            return _reproduce(names, out, jobs, settings, plots)
+            if args.finish:
+                return _finish(out, jobs, plots)
+            if not args.detach:
+                return _reproduce(names, out, jobs, settings, plots)
+            check_jobs(jobs)            # a bad override is one line here, not in the batch
     except Busy as busy:
         raise UserError(f"{out} is in use by another ssvmbench reproduce ({busy}); wait for "
                         "it to end, or give another --out") from None
+    return _detach(args, size, out, jobs, settings)     # whoever runs the batch locks OUT
+
+
+def _detach(args, size, out, jobs, settings):
+    """``--detach``: hand the batch, its figures and its report to a process or SLURM jobs
+    that outlive this shell (:mod:`ssvmbench.detach`)."""
+    command = detach.child_command(args, size, out)
+    if settings["_target_"].endswith("SlurmLauncher"):
+        array, finish = detach.slurm(jobs, settings, command, out)
+        print(f"ssvmbench reproduce: detached: SLURM job {array} runs the {len(jobs)} runs, "
+              f"job {finish} draws the figures and the report after them (its messages: "
+              f"{out}/reproduce-{finish}.log); `ssvmbench status {out}` says how they do")
+        return 0
+    pid = detach.local(command, out)
+    print(f"ssvmbench reproduce: detached: process {pid} runs the {len(jobs)} runs, the "
+          f"figures and the report without this shell (its messages: {out / detach.LOG_NAME}); "
+          f"`ssvmbench status {out}` says how they do")
+    return 0
+
+
+def _finish(out, jobs, plots):
+    """``--finish``: the figures and the report if every run of ``jobs`` finished, else one
+    line per run that did not and status 1."""
+    unfinished = []
+    for job in jobs:
+        try:
+            status = read_log(job.log)[1].get("status")
+        except (OSError, KeyError, ValueError, RuntimeError):
+            status = "not started"
+        if status not in ("finished", "diverged", "skipped"):
+            unfinished.append(f"{job.run_dir} ({status})")
+    if unfinished:
+        print(f"ssvmbench reproduce: {len(unfinished)} of {len(jobs)} runs did not finish, so "
+              "no figures or report yet; the same reproduce command continues them:\n  "
+              + "\n  ".join(unfinished), file=sys.stderr)
+        return 1
+    return _draw(out, plots)
 
 
 OUT_LOCK = "reproduce.lock"      # in --out while a reproduce runs its batch, plots and report
@@ -140,6 +188,11 @@ def _reproduce(names, out, jobs, settings, plots):
         print("ssvmbench reproduce: the plots and the report follow when every run is done: "
               "run the same command again (finished runs are kept)", file=sys.stderr)
         return status
+    return _draw(out, plots)
+
+
+def _draw(out, plots):
+    """Run the plot steps, then the report of ``out``."""
     for step in plots + [["report", str(out)]]:
         step = [str(word) for word in step]
         print("ssvmbench " + shlex.join(step), flush=True)

@@ -177,3 +177,29 @@ def test_a_method_added_to_a_preset_runs_on_slurm_like_any_batch(data_root, clus
     assert len(list((out / "logs" / "added").rglob("run.h5"))) == 2      # rho1 = 0, 2 folds
     compared = pd.read_csv(out / "comparisons.csv")
     assert set(compared["method"]) == {"P", "P-wavg"} and "- P in " in (out / "report.md").read_text()
+
+
+def test_a_detached_reproduce_finishes_on_the_cluster_without_its_shell(data_root, cluster,
+                                                                        tmp_path):
+    """`reproduce --detach` on SLURM: the command returns once the array and the job after
+    it are submitted; that job draws the figures and the report when the last run ends."""
+    out = tmp_path / "out"
+    result = ssvmbench("reproduce", "bcfw_figure2_ocr", "--size", "smoke", "--out", str(out),
+                       "--detach", "--overrides", *SLURM, cwd=tmp_path, timeout=300)
+    assert "detached: SLURM job" in result.stdout and "ssvmbench status" in result.stdout
+    deadline = time.time() + 900
+    while time.time() < deadline and not (out / "report.md").exists():
+        time.sleep(2)
+    logs = list(out.glob("reproduce-*.log"))
+    assert (out / "report.md").exists(), [log.read_text()[-2000:] for log in logs]
+    assert len(logs) == 1 and "Traceback" not in logs[0].read_text()
+    assert _no_jobs_left()
+
+
+def test_a_detached_sweep_returns_at_once(data_root, cluster, tmp_path):
+    result = ssvmbench("run", "-m", "solver=bcfw", "data=ocr", "+data.subset=0.05",
+                       "solver.passes=1", "seed=0,1", *SLURM, "hydra.launcher.detach=true",
+                       f"hydra.sweep.dir={tmp_path / 'sweep'}", cwd=tmp_path, timeout=300)
+    assert "detached; SLURM job" in result.stderr + result.stdout
+    assert len(_wait_for_logs(tmp_path / "sweep", 2, 1, timeout=600)) == 2
+    assert _no_jobs_left(timeout=300)

@@ -5,10 +5,13 @@
 and exits with the batch's status (non-zero if a run failed or the sweep was stopped)."""
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
+from hydra.core.config_store import ConfigStore
 from hydra.core.utils import JobReturn, JobStatus
 from hydra.plugins.launcher import Launcher
+from hydra_plugins.hydra_submitit_launcher.config import SlurmQueueConf
 from hydra_plugins.hydra_submitit_launcher.submitit_launcher import BaseSubmititLauncher
 
 from ssvmbench.batch import Job
@@ -70,3 +73,16 @@ class SlurmLauncher(_BatchLauncher, BaseSubmititLauncher):
         from ssvmbench.launchers.slurm import run_slurm
 
         return run_slurm(jobs, self.params)
+
+
+@dataclass
+class SlurmConf(SlurmQueueConf):
+    """hydra-submitit-launcher's SLURM settings, and ``detach``: submit and return
+    (``ssvmbench status DIR`` follows the runs)."""
+
+    _target_: str = "hydra_plugins.ssvmbench_launchers.launchers.SlurmLauncher"
+    detach: bool = False
+
+
+ConfigStore.instance().store(group="hydra/launcher", name="ssvmbench_slurm", node=SlurmConf,
+                             provider="ssvmbench")

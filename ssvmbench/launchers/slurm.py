@@ -116,15 +116,17 @@ def make_executor(params):
     return executor
 
 
-def run_slurm(jobs, params):
-    """Submit ``jobs`` (longest expected first) as one array and watch it; returns the batch's
-    exit status (:meth:`ssvmbench.batch.Report.summary`)."""
+def submit(jobs, params):
+    """Submit ``jobs`` (longest expected first) as one array and return without watching it
+    (``--detach``): the array's job id."""
+    params = dict(params)
+    params.pop("detach", None)
     check(params)
-    jobs = batch.longest_first(jobs)
-    report = batch.Report(jobs, "as one SLURM array (Ctrl-C cancels every task; the same "
-                                "command continues them)", params.get("max_num_timeout"))
-    if not jobs:
-        return report.summary()
+    return _submit(batch.longest_first(jobs), params)[0].job_id.split("_")[0]
+
+
+def _submit(jobs, params):
+    """Submit ``jobs`` in this order as one array (one line says so); their submitit jobs."""
     executor = make_executor(params)
     try:
         with executor.batch():
@@ -136,6 +138,27 @@ def run_slurm(jobs, params):
                         + (lines[-1] if lines else type(err).__name__)) from None
     say(f"ssvmbench: submitted as SLURM job {tasks[0].job_id.split('_')[0]}; submitit's "
         f"files in {Path(str(params['submitit_folder'])).parent}", log=False)
+    return tasks
+
+
+def run_slurm(jobs, params):
+    """Submit ``jobs`` (longest expected first) as one array and watch it; returns the batch's
+    exit status (:meth:`ssvmbench.batch.Report.summary`). With ``detach`` (``run -m …
+    hydra.launcher.detach=true``), return once submitted: ``ssvmbench status DIR`` follows."""
+    params = dict(params)
+    if params.pop("detach", False):
+        if jobs:
+            job = submit(jobs, params)
+            say(f"ssvmbench: detached; SLURM job {job} runs the {len(jobs)} runs without this "
+                f"shell: `ssvmbench status DIR` says how they do", log=False)
+        return 0
+    check(params)
+    jobs = batch.longest_first(jobs)
+    report = batch.Report(jobs, "as one SLURM array (Ctrl-C cancels every task; the same "
+                                "command continues them)", params.get("max_num_timeout"))
+    if not jobs:
+        return report.summary()
+    tasks = _submit(jobs, params)
     stopped = []
 
     def on_signal(signum, frame):
