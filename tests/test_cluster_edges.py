@@ -309,3 +309,16 @@ def test_data_fetch_stages_a_presets_data_before_submission(data_root, tmp_path,
     assert len(out) == 1 and out[0].startswith("staged data=ocr") and "6251 training" in out[0]
     assert cli.main(["data", "fetch", "bcfw_figure2_ocr", "nope"]) == 2
     assert "unknown dataset or preset 'nope'" in capsys.readouterr().err
+
+
+def test_detached_submission_hands_submitit_only_its_settings(monkeypatch, sbatch_here):
+    """`reproduce --detach` on SLURM handed submitit the launcher's _target_ and failed with
+    its NameError (the watched path removed it, the detached one did not)."""
+    import types
+    given = []
+    monkeypatch.setattr(slurm, "_submit", lambda jobs, params: given.append(params) or [
+        types.SimpleNamespace(job_id="41_0")])
+    params = {"_target_": "x.SlurmLauncher", "detach": True, "timeout_min": 10,
+              "signal_delay_s": 120}
+    assert slurm.submit([], params) == "41"
+    assert given == [{"timeout_min": 10, "signal_delay_s": 120}]

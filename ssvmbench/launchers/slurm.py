@@ -119,8 +119,7 @@ def make_executor(params):
 def submit(jobs, params):
     """Submit ``jobs`` (longest expected first) as one array and return without watching it
     (``--detach``): the array's job id."""
-    params = dict(params)
-    params.pop("detach", None)
+    params = {key: value for key, value in params.items() if key not in ("detach", "_target_")}
     check(params)
     return _submit(batch.longest_first(jobs), params)[0].job_id.split("_")[0]
 
