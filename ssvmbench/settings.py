@@ -146,10 +146,14 @@ def read(cfg):
         save_weights=bool(cfg.get("save_weights", True)))
 
 
+_ENV_ONLY = re.compile(r"\$\{oc\.env:[^${}]*\}")   # a string or None, never a config
+
+
 def missing_keys(cfg):
     """``OmegaConf.missing_keys(cfg)`` (the full keys whose value is ``???``), without
     resolving every value to see whether it is a config: only an interpolation is resolved
-    (it may lead to one), so that checking a sweep's thousands of runs costs little."""
+    (it may lead to one; ``${oc.env:…}`` never does: ``data.root``), so that checking a
+    sweep's thousands of runs costs little."""
     found = set()
 
     def gather(node):
@@ -160,7 +164,8 @@ def missing_keys(cfg):
                 found.add(node._get_full_key(key))
             elif OmegaConf.is_config(child) and not child._is_interpolation():
                 gather(child)
-            elif child._is_interpolation() and OmegaConf.is_config(node[key]):
+            elif (child._is_interpolation() and not _ENV_ONLY.fullmatch(str(child._value()))
+                  and OmegaConf.is_config(node[key])):
                 gather(node[key])
 
     gather(cfg)

@@ -245,3 +245,27 @@ def test_a_stop_while_planning_is_one_line(tmp_path, sig, status):
     assert process.returncode == status, err[-2000:]
     assert lines == ["ssvmbench run: interrupted" + (" (SIGTERM)" * (status == 143))], err
     assert not sweep.exists() or not [p for p in sweep.iterdir() if p.is_dir()]
+
+
+@pytest.mark.parametrize("word", ["seed=0", "seed=4711", "seed=-3", "solver.passes=7",
+                                  "a_b.c_1=10", "seed=007", "seed=1_000", "seed=+5",
+                                  "seed=5.0", "+seed=5", "seed=abc", "x-y=1"])
+def test_a_key_int_word_is_read_as_hydra_reads_it(word):
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+
+    from ssvmbench.compose import parsed_override
+
+    expected = OverridesParser.create().parse_override(word)
+    got = parsed_override(word)
+    assert got == expected and type(got.value()) is type(expected.value())
+
+
+def test_missing_keys_are_omegaconfs():
+    from ssvmbench.settings import missing_keys
+
+    for case in (["data=voc"], [], ["+a='???'", "+b={x: '???', y: [1, '???']}", "+c=${b}"]):
+        cfg = config(case)
+        assert missing_keys(cfg) == OmegaConf.missing_keys(cfg), case
+    cfg = OmegaConf.create({"d": "${oc.env:NOPE_NOT_SET,null}", "e": {"f": "???"},
+                            "g": "${e}", "h": ["???", {"i": "???"}]})
+    assert missing_keys(cfg) == OmegaConf.missing_keys(cfg) == {"e.f", "h[0]", "h[1].i"}
