@@ -18,7 +18,7 @@ from omegaconf import OmegaConf
 
 from ssvmbench import presets
 from ssvmbench.batch import sweep_jobs
-from ssvmbench.compose import config
+from ssvmbench.compose import Composer
 from ssvmbench.data import load_split
 from ssvmbench.errors import Incompatible, UserError
 from ssvmbench.runlog import override_key
@@ -129,11 +129,12 @@ def _runnable(jobs):
     composed once and checked against the solver's declarations (:func:`incompatibility`);
     reasons that differ in numbers only (``l1=0.13``, ``l1=0.03``) count as one, told by
     the first."""
-    keep, reasons, verdicts, first = [], {}, {}, {}
+    keep, reasons, verdicts, first, composers = [], {}, {}, {}, {}
     for job in jobs:
         key = tuple(w for w in job.overrides if override_key(w) != "seed")
         if key not in verdicts:
-            verdicts[key] = incompatibility(config(job.overrides, job.search_path))
+            composer = composers.setdefault(job.search_path, Composer(job.search_path))
+            verdicts[key] = incompatibility(composer.config(job.overrides))
         if verdicts[key] is None:
             keep.append(job)
             continue

@@ -51,8 +51,10 @@ def sweep(overrides=(), sweep_dir=None):
     :class:`~ssvmbench.errors.UserError` naming the setting, as on the command line."""
     from ssvmbench.batch import check_jobs, is_hydra_override, sweep_jobs
     from ssvmbench.launchers import launcher_settings, run_batch
+    from ssvmbench.messages import start_planning
     from ssvmbench.results import table
 
+    start_planning()
     words = override_words(overrides)
     if sweep_dir is None:
         now = datetime.datetime.now()

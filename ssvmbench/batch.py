@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 
 from ssvmbench import result_columns
-from ssvmbench.compose import config, find_run_dirname, parse_overrides
+from ssvmbench.compose import Composer, find_run_dirname, parse_overrides, sweep_listing
 from ssvmbench.errors import Incompatible
-from ssvmbench.messages import duration, say
+from ssvmbench.messages import Planning, duration, end_planning, say
 from ssvmbench.rundir import MESSAGES_NAME
 from ssvmbench.runlog import LOG_NAME, read_log, setting_words
 from ssvmbench.settings import read
@@ -56,12 +56,16 @@ def sweep_jobs(words, sweep_dir, expected_s=0.0):
     from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 
     overrides = parse_overrides([word for word in words if not is_hydra_override(word)])
+    combinations = BasicSweeper.split_arguments(overrides, None)[0]
+    listing, progress = sweep_listing(sweep_dir), Planning("naming", len(combinations))
     jobs = []
-    for combination in BasicSweeper.split_arguments(overrides, None)[0]:
+    for k, combination in enumerate(combinations):
         named = sorted(setting_words(combination))
         jobs.append(Job(tuple(combination),
-                        Path(sweep_dir) / find_run_dirname(",".join(named), sweep_dir),
+                        Path(sweep_dir) / find_run_dirname(",".join(named), sweep_dir, listing),
                         expected_s))
+        if k % 256 == 0:
+            progress(k)
     return jobs
 
 
@@ -70,14 +74,19 @@ def check_jobs(jobs):
     each value of each override (``lambda=0.1,abc``: the run with ``abc`` too), so that a
     bad override is one line now, not one failed run, and its folder, per combination; a
     combination that cannot run (:class:`~ssvmbench.errors.Incompatible`) is for the run
-    to skip."""
-    seen = set()
-    for job in jobs:
+    to skip. Hydra composes once per distinct choice of config groups (:class:`Composer`)."""
+    seen, composers = set(), {}
+    progress = Planning("checking", len(jobs))
+    for k, job in enumerate(jobs):
+        if k % 64 == 0:
+            progress(k)
         if set(job.overrides) <= seen:
             continue
         seen.update(job.overrides)
+        composer = composers.setdefault(job.search_path, Composer(job.search_path))
         try:
-            read(config(job.overrides, job.search_path))
+            with composer.composed(job.overrides) as cfg:
+                read(cfg)
         except Incompatible:
             continue
 
@@ -185,6 +194,7 @@ class Report:
         self.started, self.clock, self.since = _stamps(), time.perf_counter(), time.time()
         self.kinds = {}
         self.never_started = set()
+        end_planning()
         say(f"ssvmbench: {len(self.jobs)} run{'s' * (len(self.jobs) != 1)} {where}", log=False)
 
     def ended(self, index, code=None, state=None):

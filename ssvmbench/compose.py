@@ -2,8 +2,12 @@
 overrides: one layer below the Hydra app, the Python API, the batch and a job's run, so that
 each of them reads a configuration the same way and imports downwards only."""
 
+import contextlib
+import copy
 import difflib
+import functools
 import hashlib
+import os
 import re
 from pathlib import Path
 
@@ -111,17 +115,89 @@ def legacy_run_dirname(overrides):
     return name
 
 
-def find_run_dirname(overrides, sweep_dir=None):
+def find_run_dirname(overrides, sweep_dir=None, listing=None):
     """The folder of a sweep job in ``sweep_dir``: :func:`run_dirname`, or the folder an
     earlier version made for the same overrides (:func:`legacy_run_dirname`) if only that
     one is there, so that a sweep run again into a folder of old runs resumes and skips
-    them rather than starting them again."""
+    them rather than starting them again. ``listing``: ``sweep_dir``'s entries as
+    :func:`sweep_listing` read them once for a whole sweep (else two look-ups per job)."""
     name = run_dirname(overrides)
+    if listing is not None:
+        folders, entries = listing
+        legacy = legacy_run_dirname(overrides)
+        return legacy if legacy in folders and name not in entries else name
     if sweep_dir is not None:
         folder, legacy = Path(str(sweep_dir)), legacy_run_dirname(overrides)
         if (folder / legacy).is_dir() and not (folder / name).exists():
             return legacy
     return name
+
+
+SUBDIR = "${run_dirname:${hydra.job.override_dirname},${hydra.sweep.dir}}"   # config.yaml
+_NOW_ONLY = re.compile(r"(?:[^$]|\$(?!\{)|\$\{now:[^${}]*\})*")
+
+
+_KEY_INT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)=(-?(?:0|[1-9][0-9]*))")
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def parsed_override(word):
+    """Hydra's reading of one override word (an ``Override``, not to be changed), kept for
+    the next job with the same word: the checks, the sweeper and the folder names of a
+    sweep read each word once, not once per job each. ``key=INT`` (``seed=4711``, the
+    axis of the biggest sweeps) is read without Hydra's parser, to the same ``Override``
+    (a test compares them)."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.core.override_parser.types import Override, OverrideType, ValueType
+
+    plain = _KEY_INT.fullmatch(word)
+    if plain:
+        return Override(type=OverrideType.CHANGE, key_or_group=plain.group(1),
+                        value_type=ValueType.ELEMENT, _value=int(plain.group(2)),
+                        input_line=word)
+    return OverridesParser.create().parse_override(word)
+
+
+def sweep_subdir(master):
+    """A function from a job's overrides to its ``hydra.sweep.subdir`` as Hydra's
+    ``load_sweep_config`` resolves it for a job of the sweep whose config is ``master``
+    (with ``hydra``), without composing the job: ``hydra.job.override_dirname`` by Hydra's
+    function, then :func:`find_run_dirname` with the sweep folder listed once. None unless
+    the sweep uses configs/config.yaml's ``subdir`` and its ``hydra.sweep.dir`` depends on
+    nothing a job changes (plain text and ``${now:…}``, whose value a job copies from the
+    sweep's): then each job is composed as Hydra does."""
+    from hydra._internal.config_loader_impl import get_overrides_dirname
+
+    raw = OmegaConf.to_container(master.hydra.sweep, resolve=False)
+    if raw.get("subdir") != SUBDIR or not (isinstance(raw.get("dir"), str)
+                                           and _NOW_ONLY.fullmatch(raw["dir"])):
+        return None
+    sweep_dir = master.hydra.sweep.dir
+    options = master.hydra.job.config.override_dirname
+    exclude = list(options.exclude_keys)
+    listing = sweep_listing(sweep_dir)
+
+    def subdir(overrides):
+        dirname = get_overrides_dirname(overrides=[parsed_override(word) for word in overrides],
+                                        exclude_keys=exclude, item_sep=options.item_sep,
+                                        kv_sep=options.kv_sep)
+        return find_run_dirname(dirname, sweep_dir, listing)
+    return subdir
+
+
+def sweep_listing(sweep_dir):
+    """``(folder names, entry names)`` in ``sweep_dir`` (empty if it is not there), for
+    :func:`find_run_dirname` on every job of a sweep with one read of the folder."""
+    folders, entries = set(), set()
+    try:
+        with os.scandir(str(sweep_dir) or ".") as scan:
+            for entry in scan:
+                entries.add(entry.name)
+                if entry.is_dir():
+                    folders.add(entry.name)
+    except OSError:
+        pass
+    return folders, entries
 
 
 OmegaConf.register_new_resolver("run_dirname", find_run_dirname, replace=True)
@@ -158,6 +234,176 @@ def config(overrides=(), search_path=()):
             problem = unknown_name(overrides, extra) or "; ".join(
                 line.strip() for line in str(err).splitlines() if line.strip())
             raise UserError(problem) from None
+
+
+class Composer:
+    """The configurations of many override lists (a sweep's runs), each the one
+    :func:`config` composes, at a fraction of its cost: Hydra composes once per distinct set
+    of config-group choices (``solver=``, ``data=``, ``oracle=``, ``hydra/…``, with the
+    ``hydra.…`` settings), and the plain settings of each list (``seed=3``, ``lambda=1/n``,
+    ``+data.subset=0.1``, ``~key``, ``solver.iterates=[raw,avg]``) are applied to a copy of
+    that composition by the function Hydra applies them with, in the same order. Hydra
+    decides what a group is (the config repository), so the split is Hydra's own. Anything
+    this way cannot apply (an unknown key, a value of the wrong type, a sweep) goes
+    through :func:`config`, so its error is the same one line.
+
+    :meth:`composed` lends the configuration for a ``with`` block only: where each setting
+    replaces one value (``seed=3``), it is set on one working copy per composition and set
+    back afterwards, so that checking thousands of runs copies no configuration."""
+
+    _KEY = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+
+    def __init__(self, search_path=(), sweep=None):
+        self.search_path = tuple(search_path)
+        self.sweep = sweep       # (Hydra's config loader, a sweep's config): compose its jobs
+        self._groups = None      # config group name -> whether it is one (Hydra's repo)
+        self._bases = {}         # group overrides -> their composed config (None: an error)
+        self._work = {}          # group overrides -> a working copy of their config
+
+    def config(self, overrides):
+        """:func:`config` of ``overrides`` (a list or tuple of ``key=value`` words): a
+        configuration of its own."""
+        overrides = list(overrides)
+        try:
+            fixed, varying = self._split(overrides)
+        except Exception:                               # Hydra's words on it, from config()
+            return self._compose(overrides)
+        base = self._base(tuple(fixed))
+        if base is None:
+            return self._compose(overrides)
+        from hydra._internal.config_loader_impl import ConfigLoaderImpl
+
+        cfg = copy.deepcopy(base)
+        try:
+            ConfigLoaderImpl._apply_overrides_to_config(varying, cfg)
+        except Exception:
+            return self._compose(overrides)
+        return cfg
+
+    @contextlib.contextmanager
+    def composed(self, overrides):
+        """:func:`config` of ``overrides`` for the ``with`` block (to read, not to keep or
+        change: it may be a working copy set back when the block ends)."""
+        overrides = list(overrides)
+        try:
+            fixed, varying = self._split(overrides)
+        except Exception:
+            fixed, varying = None, None
+        fixed = tuple(fixed) if fixed is not None else None
+        if fixed is None or self._base(fixed) is None or not all(map(self._replaces_value,
+                                                                     varying)):
+            yield self.config(overrides)
+            return
+        work = self._work.get(fixed)
+        if work is None:
+            work = self._work[fixed] = copy.deepcopy(self._bases[fixed])
+        undo = self._set(work, varying)
+        if undo is None:                                # Hydra's error, or its config
+            self._work.pop(fixed, None)
+            yield self.config(overrides)
+            return
+        try:
+            yield work
+        finally:
+            try:
+                for node, old in reversed(undo):
+                    node._set_value(old)
+            except Exception:
+                self._work.pop(fixed, None)
+
+    @staticmethod
+    def _set(work, varying):
+        """Apply ``varying`` (each replacing one value) to ``work`` in place as Hydra does;
+        ``[(node, its value before)]`` to set back, or None if one cannot be applied so (the
+        working copy is then spoilt)."""
+        from hydra._internal.config_loader_impl import ConfigLoaderImpl
+
+        undo = []
+        try:
+            for override in varying:
+                *path, leaf = override.key_or_group.split(".")
+                holder = work
+                for part in path:
+                    holder = holder._get_node(part)
+                    if not OmegaConf.is_dict(holder) or holder._is_interpolation():
+                        return None
+                node = holder._get_node(leaf)
+                if node is None or OmegaConf.is_config(node):
+                    return None
+                old = node._value()
+                ConfigLoaderImpl._apply_overrides_to_config([override], work)
+                if holder._get_node(leaf) is not node:     # replaced, not set: no undo
+                    return None
+                undo.append((node, old))
+        except Exception:
+            return None
+        return undo
+
+    def _replaces_value(self, override):
+        """Whether ``override`` sets a value where one is (``seed=3``, not ``+``, ``~``, a
+        list or a dict): what :meth:`composed` can set and set back."""
+        return (not (override.is_add() or override.is_delete() or override.is_force_add())
+                and override.package is None and self._KEY.fullmatch(override.key_or_group)
+                and not isinstance(override.value(), (dict, list)))
+
+    @staticmethod
+    def _parse(word):
+        return parsed_override(word)
+
+    def _split(self, overrides):
+        """``(group overrides and hydra's, the others as Hydra's Override)``: Hydra's own
+        split (hydra._internal.defaults_list.Overrides: a dict value or a name that is no
+        config group is a config override), the ``hydra.…`` settings on the composed side."""
+        fixed, varying = [], []
+        for word in overrides:
+            override = self._parse(word)
+            if override.is_sweep_override():
+                raise ValueError(word)                  # config() refuses it
+            key = override.key_or_group
+            if (key == "hydra" or key.startswith(("hydra.", "hydra/"))
+                    or (self._is_group(key) and not isinstance(override.value(), dict))):
+                fixed.append(word)
+            else:
+                varying.append(override)
+        return fixed, varying
+
+    def _compose(self, overrides):
+        """The configuration Hydra composes for ``overrides``: :func:`config`, or, inside a
+        sweep of the Hydra app, its loader's ``load_sweep_config`` (with the ``hydra``
+        node; its errors are Hydra's, as for each job of Hydra's basic sweeper)."""
+        if self.sweep is None:
+            return config(overrides, self.search_path)
+        loader, master = self.sweep
+        return loader.load_sweep_config(master, list(overrides))
+
+    def _is_group(self, name):
+        if self._groups is None:
+            from hydra.core.global_hydra import GlobalHydra
+
+            if self.sweep is not None:
+                loader, master = self.sweep
+                self._repo = loader._parse_overrides_and_create_caching_repo(
+                    master.hydra.job.config_name, list(master.hydra.overrides.hydra))[1]
+            else:
+                store_plugin_configs()
+                extra = ([f"hydra.searchpath=[{','.join(self.search_path)}]"]
+                         if self.search_path else [])
+                with initialize_config_dir(config_dir=str(config_dir()), version_base=None):
+                    loader = GlobalHydra.instance().config_loader()
+                    self._repo = loader._parse_overrides_and_create_caching_repo(
+                        "config", extra)[1]
+            self._groups = {}
+        if name not in self._groups:
+            self._groups[name] = self._repo.group_exists(name)
+        return self._groups[name]
+
+    def _base(self, fixed):
+        if fixed not in self._bases:
+            try:
+                self._bases[fixed] = self._compose(fixed)
+            except Exception:
+                self._bases[fixed] = None
+        return self._bases[fixed]
 
 
 def unknown_name(overrides, extra=()):

@@ -13,7 +13,7 @@ from ssvmbench.batch import check_jobs, expected_wall_s, is_hydra_override
 from ssvmbench.errors import UserError
 from ssvmbench.files import write_atomically
 from ssvmbench.launchers import launcher_settings, run_batch, workers
-from ssvmbench.messages import duration
+from ssvmbench.messages import duration, start_planning
 from ssvmbench.plotting import commands as plot_command
 from ssvmbench.plotting.curves import added_rows
 from ssvmbench.provenance import committed_files
@@ -87,6 +87,7 @@ def main(args):
     if not args.presets:
         return _list()
     size = args.size or "full"
+    start_planning()
     out = Path(args.out or f"results/reproduce/{size}")
     names = presets.expand(args.presets)
     chosen = added.methods(args.methods or [])

@@ -121,7 +121,7 @@ def read(cfg):
     (their syntax; ``1/n`` is resolved with the data), the oracle, the stops, and the names
     of the solver's and the dataset's options (``+solver.pases=5`` would otherwise be
     ignored); the options' values are checked when the solver is built."""
-    missing = sorted(OmegaConf.missing_keys(cfg))
+    missing = sorted(missing_keys(cfg))
     if missing:
         raise UserError(f"{', '.join(missing)} must be given (e.g. {missing[0]}=VALUE)")
     if "experiment" in cfg:
@@ -144,6 +144,32 @@ def read(cfg):
         eval=OmegaConf.to_container(cfg.eval, resolve=True), stop=stop,
         resume=OmegaConf.to_container(cfg.resume, resolve=True),
         save_weights=bool(cfg.get("save_weights", True)))
+
+
+_ENV_ONLY = re.compile(r"\$\{oc\.env:[^${}]*\}")   # a string or None, never a config
+
+
+def missing_keys(cfg):
+    """``OmegaConf.missing_keys(cfg)`` (the full keys whose value is ``???``), without
+    resolving every value to see whether it is a config: only an interpolation is resolved
+    (it may lead to one; ``${oc.env:…}`` never does: ``data.root``), so that checking a
+    sweep's thousands of runs costs little."""
+    found = set()
+
+    def gather(node):
+        keys = range(len(node)) if OmegaConf.is_list(node) else list(node.keys())
+        for key in keys:
+            child = node._get_node(key)
+            if child._is_missing():
+                found.add(node._get_full_key(key))
+            elif OmegaConf.is_config(child) and not child._is_interpolation():
+                gather(child)
+            elif (child._is_interpolation() and not _ENV_ONLY.fullmatch(str(child._value()))
+                  and OmegaConf.is_config(node[key])):
+                gather(node[key])
+
+    gather(cfg)
+    return found
 
 
 def check_seed(seed, name="seed"):
