@@ -20,6 +20,7 @@ from ssvmbench import result_columns
 from ssvmbench.compose import config, find_run_dirname, parse_overrides
 from ssvmbench.errors import Incompatible
 from ssvmbench.messages import duration, say
+from ssvmbench.plan import write_plan
 from ssvmbench.rundir import MESSAGES_NAME
 from ssvmbench.runlog import LOG_NAME, read_log, setting_words
 from ssvmbench.settings import read
@@ -185,6 +186,7 @@ class Report:
         self.started, self.clock, self.since = _stamps(), time.perf_counter(), time.time()
         self.kinds = {}
         self.never_started = set()
+        write_plan(self.jobs)             # for `ssvmbench status` (ssvmbench.plan)
         say(f"ssvmbench: {len(self.jobs)} run{'s' * (len(self.jobs) != 1)} {where}", log=False)
 
     def ended(self, index, code=None, state=None):
