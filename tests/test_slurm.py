@@ -4,6 +4,7 @@ accounting, so ``sacct`` fails as on many small clusters). Outside CI these test
 such a cluster is up (``SLURM_CONF`` set). They run one after the other in one xdist worker:
 the cluster has the machine's two cores."""
 
+import json
 import os
 import shutil
 import signal
@@ -216,3 +217,37 @@ def test_a_detached_sweep_returns_at_once(data_root, cluster, tmp_path):
     assert "detached; SLURM job" in result.stderr + result.stdout
     assert len(_wait_for_logs(tmp_path / "sweep", 2, 1, timeout=600)) == 2
     assert _no_jobs_left(timeout=300)
+
+
+def test_status_reads_the_array_from_another_shell(data_root, cluster, tmp_path):
+    """``ssvmbench status DIR`` while the array runs (one task at a time): the batch's array
+    found in DIR/.submitit, one run running and the other pending; once done, both
+    finished."""
+    sweep = tmp_path / "s"
+    args = ["run", "-m", "data=ocr", "solver.passes=30", "seed=0,1", *SLURM,
+            "hydra.launcher.array_parallelism=1", f"hydra.sweep.dir={sweep}"]
+    proc = subprocess.Popen([EXE, *args], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    jobs = []
+    try:
+        jobs = _wait_for_jobs()
+        array = subprocess.run(["squeue", "-h", "-o", "%F"], capture_output=True,
+                               text=True).stdout.split()[0]          # the array's own id
+        deadline, found = time.time() + 300, None
+        while time.time() < deadline:
+            found = json.loads(ssvmbench("status", str(sweep), "--json", cwd=tmp_path).stdout)
+            if found["counts"]["running"] or found["counts"]["finished"]:
+                break
+            time.sleep(0.5)
+        assert found["batches"][0]["slurm"] == {"array": array, "parallelism": 1,
+                                                "squeue": True}, found
+        assert found["runs_total"] == 2 and found["counts"]["running"] <= 1
+        assert found["counts"]["running"] + found["counts"]["pending"] \
+            + found["counts"]["finished"] == 2, found["counts"]
+        assert proc.wait(timeout=600) == 0, proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            subprocess.run(["scancel", *jobs], check=False)
+    out = ssvmbench("status", str(sweep), cwd=tmp_path).stdout
+    assert "  finished     2\n" in out and f"SLURM array {array}" in out, out
