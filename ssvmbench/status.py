@@ -345,7 +345,7 @@ def classify(run_dir, names=None, planned=False, slurm=None, this_host=None, det
         return record
     if MESSAGES_NAME in names or ended:   # started, ended before its log began
         error = last_error(os.path.join(run_dir, MESSAGES_NAME))
-        record["state"] = ("interrupted" if "interrupted" in error.split(":", 1)[0]
+        record["state"] = ("interrupted" if error.startswith("ssvmbench run: interrupted")
                            or (not error and slurm_state in ("CANCELLED", "PREEMPTED",
                                                             "TIMEOUT")) else "failed")
         record["reason"] = _one_line(error or (f"SLURM: {ended}" if ended else

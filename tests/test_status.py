@@ -116,6 +116,16 @@ def test_a_sweep_of_every_kind_of_run_is_counted_with_reasons(tmp_path):
     assert f"its command runs (pid {os.getpid()})" in out
 
 
+def test_a_run_stopped_before_its_log_began_is_interrupted(tmp_path):
+    run_dir = tmp_path / "s" / "r"
+    run_dir.mkdir(parents=True)
+    (run_dir / rundir.MESSAGES_NAME).write_text(
+        "[2026-01-01 00:00:01,000][ssvmbench][ERROR] - ssvmbench run: interrupted: SIGTERM; "
+        "the same command continues the run\n")
+    run, = status.status(tmp_path / "s")["runs"]
+    assert run["state"] == "interrupted" and run["reason"].endswith("continues the run")
+
+
 def test_a_stale_lock_is_no_running_run(tmp_path):
     _log(tmp_path / "s" / "r", "running", 2, run_s=4.0)
     _lock(tmp_path / "s" / "r", os.getpid(), host="elsewhere", age_s=status.STALE_S + 60)
