@@ -20,6 +20,8 @@ from pathlib import Path
 
 PLAN_NAME = "ssvmbench-batch.json"
 PLAN_VERSION = 1
+DEPTH = 4          # run folders at most this deep below the plan (reproduce --with:
+#                    OUT/logs/added/FOLDER/SWEEP/RUN below OUT/logs)
 
 
 def plan_dir(run_dirs):
@@ -42,9 +44,10 @@ def write_plan(jobs):
         return None
     try:
         where = plan_dir(job.run_dir for job in jobs)
-        if any(len(Path(os.path.relpath(os.path.abspath(job.run_dir), where)).parts) > 2
-               for job in jobs):
-            return None         # no sweep folder (or sweeps' folder) holds them all
+        if where == Path(where.anchor) or any(
+                len(Path(os.path.relpath(os.path.abspath(job.run_dir), where)).parts) > DEPTH
+                for job in jobs):
+            return None         # no sweep folder (or folder of sweeps) holds them all
         plan = {"version": PLAN_VERSION,
                 "written": datetime.datetime.now(datetime.timezone.utc).isoformat(
                     timespec="seconds"),

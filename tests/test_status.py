@@ -89,7 +89,7 @@ def test_the_plan_holds_the_run_folders_in_launch_order(tmp_path):
                                                     str(tmp_path / "s" / "a")]
     assert plan["runs"][0]["expected_s"] == 3.0 and plan["pid"] == os.getpid()
     assert write_plan([types.SimpleNamespace(run_dir=Path("/x/y/z/r"), expected_s=0),
-                       types.SimpleNamespace(run_dir=Path("/x/q/r"), expected_s=0)]) is None
+                       types.SimpleNamespace(run_dir=Path("/w/q/r"), expected_s=0)]) is None
 
 
 def test_a_sweep_of_every_kind_of_run_is_counted_with_reasons(tmp_path):
