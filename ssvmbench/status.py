@@ -17,10 +17,11 @@ A run is
 
 The time left: each outstanding run's passes to go (solver.passes minus the last logged
 effective pass) times its seconds per pass so far (``run_s`` over its passes), else the
-median seconds per pass of the runs that have some, else the plan's expected seconds or the
-median finished run's seconds; the wall time takes them on as many workers as run now,
-longest first. Reading is cheap on purpose: a few HDF5 attributes and one number per log,
-the lock file, ``app.log`` only of runs that have no log; no pandas, no Hydra.
+median seconds per pass of the runs that have some, else the plan's expected seconds, the
+median finished run's seconds or the median planned passes at the median seconds per pass;
+the wall time takes them on as many workers as run now, longest first. Reading is cheap on
+purpose: a few HDF5 attributes and one number per log (of a sample of the finished runs),
+the lock file, ``app.log`` only of runs that have no log or run now; no pandas, no Hydra.
 """
 
 import contextlib
@@ -209,18 +210,29 @@ def _plain(value):
     return value.item() if hasattr(value, "item") else value
 
 
-def last_error(messages):
-    """The last ERROR line of a run's ``app.log``, without its prefix, or ''."""
+def last_error(messages, level="ERROR"):
+    """The last ``level`` line of a run's ``app.log`` (None: of any level), without its
+    prefix, or ''."""
     try:
         with open(messages, "rb") as f:
             f.seek(max(0, os.path.getsize(messages) - 65536))
             lines = f.read().decode(errors="replace").splitlines()
     except OSError:
         return ""
+    mark = f"][{level}] - " if level else "] - "
     for line in reversed(lines):
-        if "][ERROR] - " in line:
-            return line.split("][ERROR] - ", 1)[1].strip()
+        if mark in line:
+            return line.split(mark, 1)[1].strip()
     return ""
+
+
+def _since(started):
+    """Seconds since a lock's ``started`` (its owner's local time, ISO), or None."""
+    try:
+        return max(0.0, time.time() - time.mktime(time.strptime(started,
+                                                                  "%Y-%m-%dT%H:%M:%S")))
+    except (TypeError, ValueError, OverflowError):
+        return None
 
 
 def _one_line(reason):
@@ -307,9 +319,20 @@ def classify(run_dir, names=None, planned=False, slurm=None, this_host=None, det
             "", "None") else slurm_state
     if lock == "live" or slurm_state in SLURM_RUNNING:
         record["state"] = "running"
+        parts = []
+        if record["done"] is not None:
+            parts.append(f"pass {record['done']:g}" + (f" of {record['passes']:g}"
+                                                       if record["passes"] else ""))
+        else:                                 # not logging yet: what it is doing
+            parts.append(_one_line(last_error(os.path.join(run_dir, MESSAGES_NAME), None)
+                                   or "starting"))
         if owner:
-            record["reason"] = f"pid {owner.get('pid')} on {owner.get('host')}" + (
-                f", SLURM job {owner['slurm_job']}" if owner.get("slurm_job") else "")
+            since = _since(owner.get("started"))
+            parts.append(f"pid {owner.get('pid')} on {owner.get('host')}"
+                         + (f" for {duration(since)}" if since is not None else "")
+                         + (f", SLURM job {owner['slurm_job']}" if owner.get("slurm_job")
+                            else ""))
+        record["reason"] = "; ".join(parts)
         return record
     if slurm_state in SLURM_HELD or (slurm_state == "PENDING" and "Held" in slurm_reason):
         record["state"] = "held"
@@ -442,16 +465,19 @@ def report_paths(root):
 
 # -- the time left -----------------------------------------------------------------------
 
-def remaining_s(run, rate, typical_s):
+def remaining_s(run, rate, typical_s, typical_passes=None):
     """Seconds ``run`` needs still: its passes to go at its own seconds per pass (else at
     ``rate``, the median over the runs), else its expected seconds, else ``typical_s`` (the
-    median finished run's); None if nothing is known."""
+    median finished run's), else ``typical_passes`` (the median planned) at ``rate``; None
+    if nothing is known."""
     done, passes, run_s = run.get("done"), run.get("passes"), run.get("run_s")
     own = run_s / done if done and run_s else None
     if passes is not None and (own or rate):
         return max(0.0, (passes - (done or 0.0)) * (own or rate))
     if run.get("expected_s"):
         return max(0.0, run["expected_s"] - (run_s or 0.0))
+    if typical_s is None and rate and typical_passes:
+        return typical_passes * rate
     return typical_s
 
 
@@ -475,11 +501,13 @@ def time_left(runs, arrays=()):
     finished = [run["run_s"] for run in runs if run["state"] in ("finished", "diverged")
                 and run.get("run_s")]
     typical_s = statistics.median(finished) if finished else None
+    planned = [run["passes"] for run in runs if run.get("passes")]
+    typical_passes = statistics.median(planned) if planned else None
     left = {state: [] for state in OUTSTANDING}
     unknown = 0
     for run in runs:
         if run["state"] in OUTSTANDING:
-            seconds = remaining_s(run, rate, typical_s)
+            seconds = remaining_s(run, rate, typical_s, typical_passes)
             if seconds is None:
                 unknown += 1
             else:
@@ -493,7 +521,7 @@ def time_left(runs, arrays=()):
               "workers": workers or None,
               "seconds_per_pass": round(rate, 4) if rate else None,
               "measured_runs": len(measured), "wall_s": None}
-    if outstanding and workers:
+    if outstanding > unknown and workers:
         result["wall_s"] = round(wall_s(left["running"], left["pending"] + left["requeued"],
                                         workers), 1)
     return result
@@ -511,8 +539,8 @@ def text(found):
     lines.append("time left: " + _time_text(found["time_left"], counts))
     for batch in found["batches"]:
         lines.append(_batch_text(batch, counts))
-    for state, title in (("failed", "failed"), ("interrupted", "interrupted"),
-                         ("held", "held")):
+    for state, title in (("running", "running"), ("failed", "failed"),
+                         ("interrupted", "interrupted"), ("held", "held")):
         listed = [run for run in runs if run["state"] == state]
         if not listed:
             continue
