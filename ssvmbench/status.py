@@ -294,7 +294,7 @@ def squeue_states(array):
 def classify(run_dir, names=None, planned=False, slurm=None, this_host=None, detail=True):
     """One run's record: ``dir``, ``state`` (:data:`STATES`), ``reason``, ``done`` (last
     logged effective pass), ``passes`` (planned), ``run_s``; ``slurm``: its task's
-    ``(state, reason)`` from squeue, if known. Without ``detail``, a finished run's
+    ``(state, reason[, task id])`` from squeue, if known. Without ``detail``, a finished run's
     ``run_s``, ``done`` and ``passes`` are not read (None)."""
     run_dir = str(run_dir)
     if names is None:
@@ -313,10 +313,13 @@ def classify(run_dir, names=None, planned=False, slurm=None, this_host=None, det
             info = {"status": "unreadable", "error": f"{type(err).__name__}: {err}"}
         record.update({key: info.get(key) for key in ("done", "passes", "run_s")})
     status = (info or {}).get("status")
-    slurm_state, slurm_reason = slurm or (None, "")
+    slurm_state, slurm_reason, task = (tuple(slurm) + (None,))[:3] if slurm else (None, "",
+                                                                                None)
     if slurm is not None:
         record["slurm"] = f"{slurm_state} ({slurm_reason})" if slurm_reason not in (
             "", "None") else slurm_state
+        if task:
+            record["slurm_task"] = task
     if lock == "live" or slurm_state in SLURM_RUNNING:
         record["state"] = "running"
         parts = []
@@ -337,7 +340,8 @@ def classify(run_dir, names=None, planned=False, slurm=None, this_host=None, det
     if slurm_state in SLURM_HELD or (slurm_state == "PENDING" and "Held" in slurm_reason):
         record["state"] = "held"
         record["reason"] = (SLURM_HELD.get(slurm_state, f"held by SLURM ({slurm_reason})")
-                            + ": release it (scontrol release) or cancel it (scancel)")
+                            + f": release it (scontrol release {task or 'ID'}) or cancel it "
+                            f"(scancel {task or 'ID'})")
         return record
     if slurm_state in SLURM_WAITING:
         started = status in ("running", "interrupted") or slurm_state != "PENDING"
@@ -412,7 +416,8 @@ def status(root):
         for index, run in enumerate(plan["runs"]):
             expected[run["dir"]] = float(run.get("expected_s") or 0.0)
             if array and states is not None:
-                slurm_of[run["dir"]] = states.get(index, ("ENDED", ""))
+                slurm_of[run["dir"]] = (*states.get(index, ("ENDED", "")),
+                                        f"{array[0]}_{index}")
         batches.append(batch)
     runs, every = [], max(1, len(names) // SAMPLED)
     prefix = os.path.join(os.path.normpath(root), "")
@@ -560,6 +565,9 @@ def text(found):
 
 def _time_text(left, counts):
     if not left["runs"]:
+        if counts["held"]:
+            return (f"nothing running or waiting but {counts['held']} held run"
+                    f"{'s' * (counts['held'] != 1)} (below)")
         if counts["failed"] or counts["interrupted"]:
             return ("nothing running or waiting; the failed and interrupted runs run again "
                     "when the same command runs again")

@@ -223,7 +223,7 @@ def test_slurm_task_states_from_squeue(tmp_path, monkeypatch):
                                                  "finished"]
     assert found["batches"][0]["slurm"] == {"array": "4242", "parallelism": 2,
                                             "squeue": True}
-    assert "scontrol release" in runs["r3"]["reason"]
+    assert "scontrol release 4242_3" in runs["r3"]["reason"]
     monkeypatch.setattr(status, "squeue_states", lambda array: None)    # no answer
     found = status.status(root)                            # the run folders say
     assert [run["state"] for run in found["runs"]] == ["pending", "pending", "interrupted",
