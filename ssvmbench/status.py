@@ -335,6 +335,8 @@ def classify(run_dir, names=None, planned=False, slurm=None, this_host=None, det
                          + (f" for {duration(since)}" if since is not None else "")
                          + (f", SLURM job {owner['slurm_job']}" if owner.get("slurm_job")
                             else ""))
+        elif task:
+            parts.append(f"SLURM task {task}")
         record["reason"] = "; ".join(parts)
         return record
     if slurm_state in SLURM_HELD or (slurm_state == "PENDING" and "Held" in slurm_reason):
@@ -346,7 +348,11 @@ def classify(run_dir, names=None, planned=False, slurm=None, this_host=None, det
     if slurm_state in SLURM_WAITING:
         started = status in ("running", "interrupted") or slurm_state != "PENDING"
         record["state"] = "requeued" if started else "pending"
-        record["reason"] = "" if slurm_reason in ("None", "") else f"SLURM: {slurm_reason}"
+        where = (f"stopped at pass {record['done']:g}" + (
+            f" of {record['passes']:g}" if record["passes"] else "")
+            if started and record["done"] is not None else "")
+        waits = "" if slurm_reason in ("None", "") else f"SLURM: {slurm_reason}"
+        record["reason"] = "; ".join(part for part in (where, waits) if part)
         return record
     ended = SLURM_ENDED.get(slurm_state, "")
     if status in ("finished", "diverged", "skipped", "failed", "interrupted"):
@@ -544,12 +550,11 @@ def text(found):
     lines.append("time left: " + _time_text(found["time_left"], counts))
     for batch in found["batches"]:
         lines.append(_batch_text(batch, counts))
-    for state, title in (("running", "running"), ("failed", "failed"),
-                         ("interrupted", "interrupted"), ("held", "held")):
+    for state in ("running", "requeued", "failed", "interrupted", "held"):
         listed = [run for run in runs if run["state"] == state]
         if not listed:
             continue
-        lines.append(f"{title}:")
+        lines.append(f"{state}:")
         for run in listed[:REASONS_SHOWN]:
             lines.append(f"  {run['dir']}: {run['reason'] or 'no reason recorded'}")
         if len(listed) > REASONS_SHOWN:

@@ -18,7 +18,8 @@ from ssvmbench.plan import PLAN_NAME, read_plan, write_plan
 from ssvmbench.runlog import RunLog, write_skipped
 from test_cli import ssvmbench
 
-CONFIG = "data:\n  name: ocr\nsolver:\n  name: bcfw\n  sub:\n    passes: 99\n  passes: 10\nseed: 0\n"
+CONFIG = ("data:\n  name: ocr\nsolver:\n  name: bcfw\n  sub:\n    passes: 99\n  passes: 10\n"
+          "seed: 0\n")
 
 
 def _log(run_dir, status_, passes_done=0, run_s=None, error=None):
@@ -224,6 +225,8 @@ def test_slurm_task_states_from_squeue(tmp_path, monkeypatch):
     assert found["batches"][0]["slurm"] == {"array": "4242", "parallelism": 2,
                                             "squeue": True}
     assert "scontrol release 4242_3" in runs["r3"]["reason"]
+    assert runs["r2"]["reason"] == "stopped at pass 3 of 10; SLURM: BeginTime"
+    assert runs["r1"]["reason"] == "SLURM: JobArrayTaskLimit"
     monkeypatch.setattr(status, "squeue_states", lambda array: None)    # no answer
     found = status.status(root)                            # the run folders say
     assert [run["state"] for run in found["runs"]] == ["pending", "pending", "interrupted",
