@@ -327,8 +327,10 @@ def classify(run_dir, names=None, planned=False, slurm=None, this_host=None, det
             parts.append(f"pass {record['done']:g}" + (f" of {record['passes']:g}"
                                                        if record["passes"] else ""))
         else:                                 # not logging yet: what it is doing
-            parts.append(_one_line(last_error(os.path.join(run_dir, MESSAGES_NAME), None)
-                                   or "starting"))
+            news = last_error(os.path.join(run_dir, MESSAGES_NAME), None)
+            if not news or news.startswith("ssvmbench run: solver="):    # its first line
+                news = "starting"
+            parts.append(_one_line(news if len(news) <= 100 else news[:97] + "..."))
         if owner:
             since = _since(owner.get("started"))
             parts.append(f"pid {owner.get('pid')} on {owner.get('host')}"

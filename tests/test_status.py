@@ -127,6 +127,21 @@ def test_a_run_stopped_before_its_log_began_is_interrupted(tmp_path):
     assert run["state"] == "interrupted" and run["reason"].endswith("continues the run")
 
 
+def test_a_running_run_before_its_first_checkpoint_says_what_it_does(tmp_path):
+    run_dir = tmp_path / "s" / "r"
+    _lock(run_dir, os.getpid())
+    messages = run_dir / rundir.MESSAGES_NAME
+    messages.write_text("[2026-01-01 00:00:00,000][ssvmbench][INFO] - ssvmbench run: "
+                        "solver=bcfw data=ocr -> s/r/run.h5\n")
+    run, = status.status(tmp_path / "s")["runs"]
+    assert run["state"] == "running" and run["reason"].startswith("starting; pid ")
+    with open(messages, "a") as out:
+        out.write("[2026-01-01 00:00:01,000][ssvmbench][INFO] - compiling kernels (first "
+                  "run only, ~20 s)\n")
+    run, = status.status(tmp_path / "s")["runs"]
+    assert run["reason"].startswith("compiling kernels (first run only, ~20 s); pid ")
+
+
 def test_a_stale_lock_is_no_running_run(tmp_path):
     _log(tmp_path / "s" / "r", "running", 2, run_s=4.0)
     _lock(tmp_path / "s" / "r", os.getpid(), host="elsewhere", age_s=status.STALE_S + 60)
