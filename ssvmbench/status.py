@@ -320,6 +320,8 @@ def classify(run_dir, names=None, planned=False, slurm=None, this_host=None, det
             "", "None") else slurm_state
         if task:
             record["slurm_task"] = task
+    if lock == "live" and (slurm_state in SLURM_ENDED or slurm_state == "COMPLETED"):
+        lock = "gone"                 # SLURM says its task has ended (a lost node, a kill)
     if lock == "live" or slurm_state in SLURM_RUNNING:
         record["state"] = "running"
         parts = []

@@ -217,6 +217,9 @@ def test_a_detached_sweep_returns_at_once(data_root, cluster, tmp_path):
     assert "detached; SLURM job" in result.stderr + result.stdout
     assert len(_wait_for_logs(tmp_path / "sweep", 2, 1, timeout=600)) == 2
     assert _no_jobs_left(timeout=300)
+    found = json.loads(ssvmbench("status", str(tmp_path / "sweep"), "--json",
+                                 cwd=tmp_path).stdout)     # the detached batch's plan too
+    assert found["counts"]["finished"] == 2 and found["batches"][0]["slurm"]["array"]
 
 
 def test_status_reads_the_array_from_another_shell(data_root, cluster, tmp_path):
