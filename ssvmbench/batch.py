@@ -20,6 +20,7 @@ from ssvmbench import result_columns
 from ssvmbench.compose import Composer, find_run_dirname, parse_overrides, sweep_listing
 from ssvmbench.errors import Incompatible
 from ssvmbench.messages import Planning, duration, end_planning, say
+from ssvmbench.plan import write_plan
 from ssvmbench.rundir import MESSAGES_NAME
 from ssvmbench.runlog import LOG_NAME, read_log, setting_words
 from ssvmbench.settings import read
@@ -195,6 +196,7 @@ class Report:
         self.kinds = {}
         self.never_started = set()
         end_planning()
+        write_plan(self.jobs)             # for `ssvmbench status` (ssvmbench.plan)
         say(f"ssvmbench: {len(self.jobs)} run{'s' * (len(self.jobs) != 1)} {where}", log=False)
 
     def ended(self, index, code=None, state=None):

@@ -1,5 +1,5 @@
-"""Console entry point: ``ssvmbench run | plot | results | data | bench | reproduce | report |
-check-solver``, and ``ssvmbench --version``.
+"""Console entry point: ``ssvmbench run | plot | results | status | data | bench | reproduce |
+report | check-solver``, and ``ssvmbench --version``.
 
 ``run`` hands the rest of the command line to the Hydra app (so ``-m`` sweeps and
 every Hydra option work); the other subcommands use argparse.
@@ -28,6 +28,9 @@ commands:
   results    one row per run under a directory: the settings that vary, status, passes,
              final primal, gap, test metrics, time (--csv / --parquet to export)
              e.g. ssvmbench results results/sweeps/2026-01-01/12-00-00-000000
+  status     where a sweep or reproduction stands: runs finished / running / pending /
+             failed ..., the time left, the failed runs' reasons (--json for scripts)
+             e.g. ssvmbench status results/sweeps/2026-01-01/12-00-00-000000
   data       list, fetch or verify datasets
   bench      seconds per pass, oracle calls per second and peak memory of a solver
   reproduce  the sweeps and plots of a paper's figure or table (configs/experiment/)
@@ -106,7 +109,8 @@ def _main(argv):
                 prune_kernel_caches()
         if command == "run":
             return _run(rest)
-        if command in ("plot", "results", "data", "bench", "reproduce", "report", "check-solver"):
+        if command in ("plot", "results", "status", "data", "bench", "reproduce", "report",
+                       "check-solver"):
             return _argparse_command(command, rest)
     except UserError as err:
         print(f"ssvmbench {command}: error: {err}", file=sys.stderr)
@@ -144,6 +148,13 @@ def command_parser(command):
                        "the runs (those every run shares above the table), status, passes, "
                        "and the last checkpoint's primal, duality gap, test metrics and "
                        "solver seconds.")
+    elif command == "status":
+        from ssvmbench import status as module
+        description = ("Where the runs under DIR stand (a sweep folder, a reproduction's "
+                       "--out folder, any folder of run folders), from their files alone: "
+                       "runs finished, running, pending, requeued, held, failed, "
+                       "interrupted, skipped; the time left from the passes measured so "
+                       "far; the failed runs' reasons; the report once written.")
     elif command == "data":
         from ssvmbench import data_commands as module
         description = "List, fetch or verify the datasets."

@@ -4,6 +4,7 @@ accounting, so ``sacct`` fails as on many small clusters). Outside CI these test
 such a cluster is up (``SLURM_CONF`` set). They run one after the other in one xdist worker:
 the cluster has the machine's two cores."""
 
+import json
 import os
 import shutil
 import signal
@@ -216,3 +217,44 @@ def test_a_detached_sweep_returns_at_once(data_root, cluster, tmp_path):
     assert "detached; SLURM job" in result.stderr + result.stdout
     assert len(_wait_for_logs(tmp_path / "sweep", 2, 1, timeout=600)) == 2
     assert _no_jobs_left(timeout=300)
+    found = json.loads(ssvmbench("status", str(tmp_path / "sweep"), "--json",
+                                 cwd=tmp_path).stdout)     # the detached batch's plan too
+    assert found["counts"]["finished"] == 2 and found["batches"][0]["slurm"]["array"]
+
+
+def test_status_reads_the_array_from_another_shell(data_root, cluster, tmp_path):
+    """``ssvmbench status DIR`` while the array runs (one task at a time): the batch's array
+    found in DIR/.submitit and known to squeue, one run running and the other pending or
+    done; once the sweep is done, both finished."""
+    sweep = tmp_path / "s"
+    args = ["run", "-m", "data=ocr", "solver.passes=30", "seed=0,1", *SLURM,
+            "hydra.launcher.array_parallelism=1", f"hydra.sweep.dir={sweep}"]
+    proc = subprocess.Popen([EXE, *args], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    array = None
+    try:
+        deadline, found = time.time() + 300, {}
+        while time.time() < deadline:
+            result = ssvmbench("status", str(sweep), "--json", cwd=tmp_path, check=False)
+            if result.returncode == 0:
+                found = json.loads(result.stdout)
+                array = (found["batches"][0].get("slurm") or {}).get("array")
+                if array and (found["counts"]["running"] or found["counts"]["finished"]):
+                    break
+            time.sleep(0.5)
+        assert found["batches"][0]["slurm"] == {"array": array, "parallelism": 1,
+                                                "squeue": True}, found
+        tasks = subprocess.run(["squeue", "-h", "-r", "--states=all", "-o", "%i", "-j",
+                                array], capture_output=True, text=True).stdout.split()
+        assert f"{array}_0" in tasks or found["counts"]["finished"], tasks
+        assert found["runs_total"] == 2 and found["counts"]["running"] <= 1
+        assert found["counts"]["running"] + found["counts"]["pending"] \
+            + found["counts"]["finished"] == 2, found["counts"]
+        assert proc.wait(timeout=600) == 0, proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            if array:
+                subprocess.run(["scancel", array], check=False)
+    out = ssvmbench("status", str(sweep), cwd=tmp_path).stdout
+    assert "  finished     2\n" in out and f"SLURM array {array}" in out, out

@@ -34,6 +34,7 @@ from ssvmbench import batch
 from ssvmbench.job import execute
 from ssvmbench.errors import UserError
 from ssvmbench.messages import say
+from ssvmbench.plan import write_plan
 from ssvmbench.slurm_jobs import ENDED, HELD, accounted_state, queue_states
 
 POLL_S = float(os.environ.get("SSVMBENCH_SLURM_POLL_S", 5))
@@ -121,7 +122,9 @@ def submit(jobs, params):
     (``--detach``): the array's job id."""
     params = {key: value for key, value in params.items() if key not in ("detach", "_target_")}
     check(params)
-    return _submit(batch.longest_first(jobs), params)[0].job_id.split("_")[0]
+    jobs = batch.longest_first(jobs)
+    write_plan(jobs)         # no Report here: the plan for `ssvmbench status` (ssvmbench.plan)
+    return _submit(jobs, params)[0].job_id.split("_")[0]
 
 
 def _submit(jobs, params):
