@@ -164,7 +164,7 @@ def test_a_failed_run_is_one_line_and_the_others_go_on(data_root, cluster, tmp_p
     failed = [line for line in result.stderr.splitlines() if " failed (" in line]
     assert len(failed) == 1 and "app.log" in failed[0] and "nothing" in failed[0]
     assert "failed       1" in result.stdout and "Traceback" not in result.stderr
-    array = result.stderr.split("submitted as SLURM job ")[1].split(";")[0]
+    array = (result.stdout + result.stderr).split("submitted as SLURM job ")[1].split(";")[0]
     states = subprocess.run(["squeue", "-h", "-r", "--states=all", "-o", "%T", "-j", array],
                             capture_output=True, text=True).stdout.split()
     assert sorted(states) == ["COMPLETED", "FAILED"]    # the failed run's task says so
