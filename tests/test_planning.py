@@ -269,3 +269,22 @@ def test_missing_keys_are_omegaconfs():
     cfg = OmegaConf.create({"d": "${oc.env:NOPE_NOT_SET,null}", "e": {"f": "???"},
                             "g": "${e}", "h": ["???", {"i": "???"}]})
     assert missing_keys(cfg) == OmegaConf.missing_keys(cfg) == {"e.f", "h[0]", "h[1].i"}
+
+
+def test_a_seed_sweep_reads_one_runs_settings(monkeypatch):
+    """A seed's check needs nothing of the run's configuration: a 5,000-seed sweep read
+    every run's settings in full (about 1 ms each, most of its planning); now one, and
+    each seed on its own. A bad seed is still its one line."""
+    from ssvmbench import batch
+    from ssvmbench.batch import check_jobs, sweep_jobs
+    from ssvmbench.errors import UserError
+
+    reads = []
+    read = batch.read
+    monkeypatch.setattr(batch, "read", lambda cfg: reads.append(cfg) or read(cfg))
+    check_jobs(sweep_jobs(["solver=bcfw,ssg", "data=ocr", "seed=range(0,50)"], "s"))
+    assert len(reads) == 2                     # the first run, and ssg's
+    with pytest.raises(UserError, match="seed=-3 must be a whole number"):
+        check_jobs(sweep_jobs(["solver=bcfw", "data=ocr", "seed=0,-3"], "s"))
+    with pytest.raises(UserError, match="seed="):
+        check_jobs(sweep_jobs(["solver=bcfw", "data=ocr", "seed=0,abc"], "s"))
