@@ -24,6 +24,7 @@ from pathlib import Path
 
 from ssvmbench import slurm_jobs
 from ssvmbench.file_lock import age_s
+from ssvmbench.processes import process_alive
 from ssvmbench.runlog import LostOwnership
 
 LOCK_NAME = "run.lock"
@@ -136,14 +137,9 @@ class RunLock:
         job = os.environ.get("SLURM_JOB_ID")
         if job and owner.get("slurm_job") == job and owner.get("pid") != os.getpid():
             return False
-        if owner.get("host") == socket.gethostname():
-            try:
-                os.kill(int(owner.get("pid", 0)), 0)
-            except ProcessLookupError:
-                return False
-            except (PermissionError, ValueError):
-                return True
-            return True
+        alive = process_alive(owner.get("host"), owner.get("pid", 0))
+        if alive is not None:                     # this host: its process says
+            return alive
         if owner.get("slurm_job") and slurm_jobs.job_ended(owner["slurm_job"]) is True:
             return False
         return slurm_jobs.node_down(str(owner.get("host"))) is not True

@@ -41,6 +41,7 @@ import numpy as np
 from ssvmbench.errors import UserError
 from ssvmbench.messages import duration
 from ssvmbench.plan import PLAN_NAME, read_plan
+from ssvmbench.processes import process_alive
 
 # the run folder's files (runlog.LOG_NAME, runlock.LOCK_NAME, rundir.MESSAGES_NAME) and the
 # lock's staleness (runlock.STALE_S), here as values so that status imports neither pandas
@@ -133,13 +134,8 @@ def lock_state(run_dir, this_host=None):
         return "gone", None
     if age > STALE_S:
         return "stale", owner
-    if owner.get("host") == (this_host or socket.gethostname()):
-        try:
-            os.kill(int(owner.get("pid", 0)), 0)
-        except ProcessLookupError:
-            return "gone", owner
-        except (PermissionError, ValueError, OverflowError):
-            pass
+    if process_alive(owner.get("host"), owner.get("pid", 0), this_host) is False:
+        return "gone", owner
     return "live", owner
 
 
@@ -450,15 +446,7 @@ def status(root):
 
 def _alive(plan, this_host):
     """Whether the process that wrote ``plan`` still runs (None: another host, unknown)."""
-    if plan.get("host") != this_host:
-        return None
-    try:
-        os.kill(int(plan.get("pid", 0)), 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, ValueError, OverflowError, TypeError):
-        pass
-    return True
+    return process_alive(plan.get("host"), plan.get("pid", 0), this_host)
 
 
 def report_paths(root):
