@@ -42,14 +42,16 @@ def write(df, path):
 
 
 def read(path):
-    """The ``load_logs`` table of a traces file, run paths as written (relative to its
-    folder, which only names them: the logs need not exist)."""
+    """The ``load_logs`` table of a traces file, run paths as written, joined to its folder
+    and normalised (which only names them: the logs need not exist), so that one run drawn
+    in two figures has one path (``a/fig1/../logs/r`` and ``a/fig2/../logs/r`` are
+    ``a/logs/r``)."""
     try:
         table = pd.read_parquet(path)
     except (OSError, ValueError) as err:
         raise UserError(f"cannot read the traces {path} ({type(err).__name__}: {err}); "
                         "write them again with `ssvmbench plot LOGS -o DIR`") from None
-    table["run"] = [str(Path(path).parent / run) for run in table["run"]]
+    table["run"] = [os.path.normpath(Path(path).parent / run) for run in table["run"]]
     return table
 
 

@@ -2,6 +2,7 @@
 
 import importlib.metadata
 import math
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -208,3 +209,17 @@ def test_an_unreadable_traces_file_is_named_with_the_readers_reason(sweep, tmp_p
     err = capsys.readouterr().err
     assert err.startswith(f"ssvmbench results: error: cannot read the traces {path} (")
     assert "ArrowInvalid" in err and len(err.splitlines()) == 1
+
+
+def test_one_run_drawn_in_two_figures_has_one_path(sweep, tmp_path):
+    """The report counts a run shared by two presets once (its compute line said 925 runs
+    where the committed traces hold 756): traces files in two figure folders beside one logs
+    folder name each run by the same path."""
+    from ssvmbench.runlog import load_logs
+    logs = tmp_path / "logs"
+    shutil.copytree(sweep, logs)
+    for figure in ("fig1", "fig2"):
+        traces.write(load_logs(logs), tmp_path / figure / "traces.parquet")
+    one, two = (set(traces.read(tmp_path / figure / "traces.parquet")["run"])
+                for figure in ("fig1", "fig2"))
+    assert one == two and len(one) == 4
