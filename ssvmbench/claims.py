@@ -25,7 +25,13 @@ regularization per dataset:
   starts to increase";
 - ``rougher``: the first of two ``curves`` fluctuates more than the second over the pass
   range: its path length on the log axis beyond its net change (the distance it travels
-  back and forth) is larger, e.g. BCFW-tavg's "performance fluctuates more widely".
+  back and forth) is larger, e.g. BCFW-tavg's "performance fluctuates more widely";
+- ``early``: the ``curve``'s best in the pass range is within ``tolerance`` of its best
+  ``within`` a longer range, e.g. SAP Section V "a reasonable generalization performance in
+  the first couple of iterations": the best accuracy of passes 0-2 near that of passes 0-50;
+- ``steady``: the ``curve``'s value (``at: best``) in the panels of one dataset (SAP's C
+  values) within ``tolerance`` of each other, e.g. SAP Table IV "the generalization
+  performance achieved using various C values is comparable".
 
 ``expect: false`` turns a check around: the paper says the comparison fails (SC-SVRG-const
 "more sensitive" to mu: its final objectives are not within the bound). ``data`` restricts a
@@ -35,6 +41,10 @@ curve's best value in the pass range (the maximum of a test metric, the minimum 
 SAP's tables report "the maximum test accuracy within the first 50 iterations") instead of
 every checkpoint, or with ``best_of: COLUMN`` its value where that column is best (SAP's
 #NZ at the maximum test accuracy; the stats then carry the column's centre as ``best_of``).
+
+``lower_as: best`` on a ``below`` check compares the lowest of the ``lower`` curves at each
+checkpoint, as one curve (BCFW Figure 3's "the block-coordinate Frank-Wolfe algorithm" read
+as the BCFW family: its best variant).
 
 ``significant: true`` on a ``below`` check compares the bands over seeds instead of the
 centre lines: the lower curve's top edge (max, or mean + std) below the upper curve's bottom
@@ -49,24 +59,35 @@ Pairs are counted apart, so that a curve that fails against one other curve is n
 by the pairs it wins (BCFW Figure 3's raw BCFW, above BCFW-wavg almost everywhere). Its verdict reads "reproduced" or
 "not reproduced", or "not comparable here" when the preset names a deviation from the paper
 (``not_comparable``) that makes the comparison meaningless; "n/a" when a curve or the pass
-range is missing. The other curve is interpolated (linear in log passes) at the checkpoints of
-the first; only checkpoints inside both curves' ranges (up to 1 %) count.
+range is missing. The other curve is interpolated (linear in log passes) at the checkpoints
+of the first; only checkpoints inside both curves' ranges (up to 1 %) count.
+
+``evidence: true`` marks a check of the project's own explanation of a deviation (SAP Figure
+3 on our POS sample), not of a paper's sentence: its verdict reads "evidence: holds" or
+"evidence: fails", outside the tally of the papers' claims. ``alternative`` gives the other
+natural reading of the words where there are two (the keys that differ, null to drop one,
+and its ``why``); the report says what it gives beside the check's own verdict. ``across:
+most`` reads "in most of the experiments" (BCFW Section 6): each panel of each preset that
+checks the same sentence is one experiment, and the sentence holds when more than half of
+the comparable ones do (:func:`across_presets`).
 """
 
+import dataclasses
 import itertools
-from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from ssvmbench.errors import UserError
 from ssvmbench.plotting.curves import BANDS, with_bands
 
 KINDS = {"below": {"lower", "upper"}, "close": {"curves"}, "paper": {"curve", "value"},
-         "most_of": {"whole", "part"}, "worsens": {"curve", "factor"}, "rougher": {"curves"}}
-WHOLE_CURVE = ("paper", "worsens", "rougher")    # one value per curve and panel
+         "most_of": {"whole", "part"}, "worsens": {"curve", "factor"}, "rougher": {"curves"},
+         "early": {"curve", "tolerance", "within"}, "steady": {"curve", "tolerance"}}
+WHOLE_CURVE = ("paper", "worsens", "rougher", "early", "steady")  # one value per curve, panel
 COMMON = {"kind", "y", "panel", "passes", "fraction", "factor", "tolerance", "data", "C",
           "lambda", "at", "best_of", "quote", "why", "not_comparable", "expect", "share",
-          "significant", "at_most"}
+          "significant", "at_most", "lower_as", "evidence", "alternative", "across"}
 # the papers' words for how often a comparison holds, read the same way in every preset:
 # ``(share of the checkpoints, strictly more than it)``
 READINGS = {"most": (0.5, True), "generally": (0.5, True), "always": (1.0, False),
@@ -75,16 +96,22 @@ EDGES = {center: (low, high) for center, low, high in BANDS.values()}   # a band
 PANELS = ("all", "largest", "smallest")
 WORDS = {True: "reproduced", False: "not reproduced", None: "n/a"}
 NOT_COMPARABLE = "not comparable here"
+EVIDENCE = {True: "evidence: holds", False: "evidence: fails", None: "n/a"}
 
 
-@dataclass
+@dataclasses.dataclass
 class Verdict:
     holds: bool | None      # None: nothing to compare (a curve or the pass range is missing)
     detail: str
     comparable: bool = True  # False: a deviation from the paper makes the comparison moot
+    evidence: bool = False   # the project's explanation of a deviation, outside the tally
+    panels: tuple = (0, 0)   # (panels where every compared pair holds, panels compared)
+    other: "Verdict | None" = None  # the verdict of the check's alternative reading
 
     @property
     def word(self):
+        if self.evidence:
+            return EVIDENCE[self.holds]
         return WORDS[self.holds] if self.comparable else NOT_COMPARABLE
 
 
@@ -126,6 +153,33 @@ def validate(check, where):
         raise UserError(f"{where}: rougher compares two curves, [rougher, smoother]")
     if "share" in check and kind != "most_of" or "significant" in check and kind != "below":
         raise UserError(f"{where}: share belongs to most_of checks, significant to below")
+    if check.get("lower_as", "best") != "best" or "lower_as" in check and kind != "below":
+        raise UserError(f"{where}: lower_as: best (the lowest of the lower curves as one) "
+                        "belongs to below checks")
+    if kind == "early" and not (isinstance(check["within"], list) and len(check["within"]) == 2):
+        raise UserError(f"{where}: within {check['within']!r}; use [from, to] (to: null for "
+                        "the end)")
+    if kind == "steady" and check.get("at") != "best":
+        raise UserError(f"{where}: a steady check compares each panel's best: add at: best")
+    if check.get("evidence", False) not in (True, False):
+        raise UserError(f"{where}: evidence {check['evidence']!r}; use true (the project's own "
+                        "explanation, outside the tally) or false")
+    if check.get("across", "most") != "most":
+        raise UserError(f"{where}: across {check['across']!r}; use most ('in most of the "
+                        "experiments')")
+    if "alternative" in check:
+        alternative = check["alternative"]
+        if not isinstance(alternative, dict) or "why" not in alternative:
+            raise UserError(f"{where}: alternative: the keys of the other reading and its why")
+        validate(reading(check), f"{where}, alternative")
+
+
+def reading(check):
+    """The check under its ``alternative`` reading (the other natural one of the words): its
+    keys replaced by the alternative's, those it sets to null left out."""
+    merged = {**check, **check["alternative"]}
+    return {key: value for key, value in merged.items()
+            if key != "alternative" and value is not None}
 
 
 def describe(check):
@@ -148,7 +202,16 @@ def describe(check):
     if check["kind"] == "below":
         factor = check.get("factor", 1)
         relation = "below" if factor == 1 else f">= {factor:g}x below"
-        what = f"{', '.join(check['lower'])} {relation} {', '.join(check['upper'])}"
+        lower = ", ".join(check["lower"])
+        if check.get("lower_as") == "best":
+            lower = f"the best of ({lower})"
+        what = f"{lower} {relation} {', '.join(check['upper'])}"
+    elif check["kind"] == "early":
+        lo, hi = check["within"]
+        what = (f"{check['curve']}'s best within {check['tolerance']:g} of its best of passes "
+                f"{lo or 0:g}-{'end' if hi is None else format(hi, 'g')}")
+    elif check["kind"] == "steady":
+        what = f"{check['curve']} within {check['tolerance']:g} across the panels of a dataset"
     elif check["kind"] == "paper":
         what = (f"{check['curve']} at most the paper's {check['value']:g}" if check.get("at_most")
                 else f"{check['curve']} within {check['tolerance']:g} of the paper's "
@@ -185,9 +248,12 @@ def evaluate(check, stats, center="median"):
     """The :class:`Verdict` of ``check`` on ``stats`` (:func:`aggregate`'s table of
     ``check['y']``), comparing its column ``center`` (``median`` or ``mean``; the bands
     around it for ``significant``)."""
+    if check.get("lower_as") == "best":
+        stats, check = _as_one(stats, check)
     groups, compare, margin_name, worst = _comparison(check)
     tallies, margins, present = [], [], set()     # tallies: (curves, panel, good, total)
-    for level, panel in _panels(stats, check):
+    for level, panel in (_datasets(stats, check) if check["kind"] == "steady"
+                         else _panels(stats, check)):
         curves = {m: c.sort_values("effective_pass") for m, c in panel.groupby("method")}
         present |= set(curves)
         for names in groups:
@@ -201,16 +267,19 @@ def evaluate(check, stats, center="median"):
                 margins.append(margin)
             if total:
                 tallies.append((names, level, good, total))
-    comparable = "not_comparable" not in check
+    kept = {"comparable": "not_comparable" not in check,
+            "evidence": bool(check.get("evidence"))}
     missing = {name for names in groups for name in names} - present
     if missing:
-        return Verdict(None, f"no curve named {', '.join(sorted(missing))} in the logs",
-                       comparable)
+        return Verdict(None, f"no curve named {', '.join(sorted(missing))} in the logs", **kept)
     if not tallies:
-        return Verdict(None, "no checkpoint in the pass range", comparable)
+        return Verdict(None, "no checkpoint in the pass range", **kept)
     failing = [t for t in tallies if not _enough(check, t[2], t[3])]
+    levels = {t[1] for t in tallies}
+    panels = (len(levels - {t[1] for t in failing}), len(levels))
     good, total = sum(t[2] for t in tallies), sum(t[3] for t in tallies)
-    unit = ("panels" if check.get("at") == "best" or check["kind"] in WHOLE_CURVE
+    unit = ("datasets" if check["kind"] == "steady" else
+            "panels" if check.get("at") == "best" or check["kind"] in WHOLE_CURVE
             else "checkpoints")
     detail = f"{good} of {total} {unit}"
     if len(tallies) > 1 and check.get("fraction", 1) != 1:
@@ -219,7 +288,44 @@ def evaluate(check, stats, center="median"):
             names, level, a, b = min(failing, key=lambda t: t[2] / t[3])
             detail += f" (weakest: {' vs '.join(names)} at {level:.3g}: {a} of {b})"
     return Verdict(bool((not failing) == check.get("expect", True)),
-                   f"{detail}; {margin_name} {worst(margins):.3g}", comparable)
+                   f"{detail}; {margin_name} {worst(margins):.3g}", panels=panels, **kept)
+
+
+def _as_one(stats, check):
+    """``(stats, check)`` with the ``lower`` curves replaced by one: at each checkpoint of
+    each panel the lowest of them (their centre and band edges), named for the check."""
+    name = f"best of ({', '.join(check['lower'])})"
+    rows = stats[stats["method"].isin(check["lower"])]
+    keys = [c for c in stats.columns if c not in _NUMBERS and c != "method"]
+    numbers = [c for c in stats.columns if c in _NUMBERS]
+    best = rows.groupby(keys, dropna=False)[numbers].min().reset_index().assign(method=name)
+    return pd.concat([stats, best], ignore_index=True), {**check, "lower": [name]}
+
+
+_NUMBERS = {"median", "mean", "min", "max", "std", "best_of"}    # aggregate's values of a curve
+
+
+def across_presets(checked):
+    """``checked`` (``[(check, Verdict)]`` of every preset) with the checks read ``across:
+    most`` judged together: the sentence holds when more than half of the comparable panels
+    of all the checks quoting it hold; each of them says so after its own detail."""
+    groups = {}
+    for check, verdict in checked:
+        if check.get("across") and verdict.comparable and verdict.holds is not None:
+            groups.setdefault(" ".join(check["quote"].split()), []).append(verdict)
+    tallies = {quote: (sum(v.panels[0] for v in vs), sum(v.panels[1] for v in vs), len(vs))
+               for quote, vs in groups.items()}
+    judged = []
+    for check, verdict in checked:
+        tally = tallies.get(" ".join(check["quote"].split())) if check.get("across") else None
+        if tally:
+            held, total, presets = tally
+            verdict = dataclasses.replace(
+                verdict, holds=held > total / 2 if verdict.comparable else verdict.holds,
+                detail=f"{verdict.detail}; in most of the experiments: {held} of {total} "
+                       f"comparable panels of {presets} figures hold")
+        judged.append((check, verdict))
+    return judged
 
 
 def _enough(check, good, total):
@@ -243,6 +349,16 @@ def _values(check, curves, center):
         bottom, top = EDGES[center]
         curves = [with_bands(c) for c in curves]
         columns = [top, bottom]
+    if check["kind"] == "early":
+        early = _in_range(curves[0], center, check.get("passes"))
+        within = _in_range(curves[0], center, check["within"])
+        if early.empty or within.empty:
+            return []
+        return [(_best(check, early, center), _best(check, within, center))]
+    if check["kind"] == "steady":      # the curve in every panel of a dataset (_datasets)
+        ranged = [_in_range(c, center, check.get("passes"))
+                  for _, c in curves[0].groupby("regularization")]
+        return [tuple(_best(check, c, center) for c in ranged if len(c))]
     if check["kind"] in ("worsens", "rougher"):
         ranged = [_in_range(c, center, check.get("passes")) for c in curves]
         if any(len(c) < 2 for c in ranged):
@@ -316,6 +432,15 @@ def _comparison(check):
             ratio = best / last if higher_is_better(check["y"]) else last / best
             return bool(ratio >= factor), ratio
         return [(check["curve"],)], compare, "end / best", min
+    if check["kind"] == "early":
+        def compare(early, best):
+            return abs(early - best) <= check["tolerance"], early - best
+        return [(check["curve"],)], compare, "early best minus the best", _largest_magnitude
+    if check["kind"] == "steady":
+        def compare(*values):
+            spread = max(values) - min(values) if values else np.nan
+            return bool(spread <= check["tolerance"]), spread
+        return [(check["curve"],)], compare, "largest spread", max
     if check["kind"] == "rougher":
         def compare(rough, smooth):       # two monotone curves: as smooth as each other
             ratio = rough / smooth if smooth > 0 else (np.inf if rough > 0 else 1.0)
@@ -367,6 +492,15 @@ def _panels(stats, check):
                 "smallest": levels[:1]}[check.get("panel", "all")]
         for level in keep:
             yield level, rows[rows["regularization"] == level]
+
+
+def _datasets(stats, check):
+    """``(number of panels, rows)`` of each dataset and variant a ``steady`` check compares
+    across its panels (SAP Table IV: one panel per C)."""
+    if "data" in check:
+        stats = stats[stats["data"] == check["data"]]
+    for _, rows in stats.groupby(["data", "data_variant"], dropna=False):
+        yield rows["regularization"].nunique(), rows
 
 
 def _aligned(curves, columns, passes):

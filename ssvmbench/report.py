@@ -54,14 +54,18 @@ def main(args):
     if not names:
         raise UserError(f"no preset figures with their {traces.NAME} under {out}; run "
                         f"`ssvmbench reproduce PRESET --out {out}` first")
-    sections, pages, rows, runs, sized, compared = [], [], [], [], {}, []
+    sections, pages, rows, runs, sized, compared, loaded = [], [], [], [], {}, [], []
     for name in names:
         preset = presets.load(name)
         df = load_logs(_traces(name, out))
         check_panels(df)
-        runs.append(df.drop_duplicates("run"))
         options, drawn = plotted(preset, df)
-        verdicts = check_preset(preset, options, drawn[~added_rows(drawn)])
+        loaded.append((name, preset, df, options, drawn,
+                       check_preset(preset, options, drawn[~added_rows(drawn)])))
+    judged = iter(claims.across_presets([pair for *_, verdicts in loaded for pair in verdicts]))
+    for name, preset, df, options, drawn, verdicts in loaded:
+        verdicts = [next(judged) for _ in verdicts]
+        runs.append(df.drop_duplicates("run"))
         lines, table = compare_added(preset, options, drawn)
         compared.append(table.assign(preset=presets.figure_dir(name),
                                      item=f"{preset['paper']} {preset['item']}"))
@@ -70,7 +74,8 @@ def main(args):
                    "check": claims.describe(check), "result": verdict.word,
                    "detail": verdict.detail, "quote": " ".join(check["quote"].split()),
                    "why": " ".join(check["why"].split()),
-                   "deviation": check.get("not_comparable", "")}
+                   "deviation": check.get("not_comparable", ""),
+                   "other_reading": _other_reading(check, verdict)}
                   for check, verdict in verdicts]
         rows += checks
         sized[name] = _deviations(name, preset, df[~added_rows(df)])
@@ -84,7 +89,7 @@ def main(args):
             [(check["y"], row) for (check, _), row in zip(verdicts, checks)], sized[name],
             _compute(*compute), lines, extra))
     table = pd.DataFrame(rows, columns=["preset", "item", "check", "result", "detail", "quote",
-                                        "why", "deviation"])
+                                        "why", "deviation", "other_reading"])
     write_text(out / "checks.csv", table.to_csv(index=False))
     comparisons = pd.concat(compared, ignore_index=True)
     if len(comparisons):
@@ -193,8 +198,24 @@ def check_preset(preset, options, df):
         key = (check["y"], check.get("best_of"))
         if key not in stats:
             stats[key] = _stats(df, *key, center)
-        verdicts.append((check, claims.evaluate(check, stats[key], center)))
+        verdict = claims.evaluate(check, stats[key], center)
+        if "alternative" in check:
+            other = claims.reading(check)
+            key = (other["y"], other.get("best_of"))
+            if key not in stats:
+                stats[key] = _stats(df, *key, center)
+            verdict.other = claims.evaluate(other, stats[key], center)
+        verdicts.append((check, verdict))
     return verdicts
+
+
+def _other_reading(check, verdict):
+    """What the check's alternative reading gives, in words (``""`` without one)."""
+    if verdict.other is None:
+        return ""
+    other = claims.reading(check)
+    return (f"{' '.join(other['why'].split())} ({claims.describe(other)}): "
+            f"{verdict.other.word}, {verdict.other.detail}")
 
 
 def _stats(df, y, best_of, center):
@@ -248,7 +269,7 @@ def _compute(runs, total, longest):
     return (f"{runs} runs, {duration(total)} of run time in all (their logs' start to finish, "
             "less any pause of a continued run), "
             f"longest run {duration(longest)}: about {duration(total / 2)} on 2 cores with "
-            f"`hydra/launcher=joblib hydra.launcher.n_jobs=2`, about {duration(cluster)} on a "
+            f"`hydra/launcher=local hydra.launcher.n_jobs=2`, about {duration(cluster)} on a "
             f"cluster with {runs} or more cores (`hydra/launcher=slurm`: the longest run and "
             f"{SLURM_STARTUP_S:.0f} s of a task's start-up), plus queueing.")
 
@@ -264,6 +285,11 @@ def _notes(out, table, total, small, stale):
     counts = table["result"].value_counts()
     verdicts = ", ".join(f"{counts.get(word, 0)} {word}" for word in
                          (*claims.WORDS.values(), claims.NOT_COMPARABLE))
+    evidence = int(sum(counts.get(word, 0) for word in set(claims.EVIDENCE.values()) - {"n/a"}))
+    if evidence:
+        verdicts += (f"; apart from these, {evidence} check{'s' * (evidence > 1)} of the "
+                     "project's own explanations of a deviation (\"evidence: holds\" or "
+                     "\"fails\"), which say nothing about the papers")
     lines = []
     if stale:
         folders = ", ".join(presets.figure_dir(name) for name in stale)
@@ -333,7 +359,9 @@ def _section(name, preset, out, verdicts, compute, deviations, curves):
         lines += [f"| \"{_cell(check['quote'])}\" | {_cell(claims.describe(check))} "
                   f"({_cell(check['why'])}) | **{verdict.word}** | {_cell(verdict.detail)}"
                   + (f"; deviation: {check['not_comparable']}" if not verdict.comparable
-                     else "") + " |"
+                     else "")
+                  + (f"; the other reading, {_cell(_other_reading(check, verdict))}"
+                     if verdict.other else "") + " |"
                   for check, verdict in verdicts]
     else:
         lines.append("No automatic check: the claim is read off the figure or table.")

@@ -306,3 +306,82 @@ def test_at_most_the_papers_number_and_the_nnz_percent_column():
     assert mixed.detail == "1 of 2 panels; ours minus the paper's 0.0312"   # not the -0.04
     with pytest.raises(UserError, match="at_most"):
         validate({**check, "tolerance": 0.01}, "test")
+
+
+def test_lower_as_best_compares_the_lowest_of_a_family():
+    # "a" is lowest early, "b" late; "ref" sits between them: each alone fails, the family holds
+    a = np.where(PASSES <= 5, 1.0, 3.0)
+    b = np.where(PASSES <= 5, 3.0, 1.0)
+    stats = curves({1: {"a": (PASSES, a), "b": (PASSES, b), "ref": (PASSES, np.full(8, 2.0))}})
+    assert not evaluate(below(["a", "b"], ["ref"], fraction=0.9), stats).holds
+    family = below(["a", "b"], ["ref"], lower_as="best")
+    verdict = evaluate(family, stats)
+    assert verdict.holds and verdict.detail.startswith("8 of 8 checkpoints")
+    assert describe(family).startswith("the best of (a, b) below ref")
+
+
+def test_an_alternative_reading_replaces_and_drops_keys():
+    from ssvmbench.claims import reading
+    check = below(["a", "b"], ["ref"], lower_as="best", passes=[1, None],
+                  alternative={"lower": ["a"], "lower_as": None, "why": "a alone"})
+    other = reading(check)
+    assert other["lower"] == ["a"] and "lower_as" not in other and "alternative" not in other
+    assert other["passes"] == [1, None] and other["why"] == "a alone"
+    with pytest.raises(UserError, match="alternative"):
+        validate({**check, "alternative": {"lower": ["a"]}}, "test")
+    with pytest.raises(UserError, match="alternative"):
+        validate({**check, "alternative": {"kind": "nope", "why": "x"}}, "test")
+
+
+def test_early_compares_the_best_of_the_first_passes_with_the_run():
+    accuracy = np.array([0.80, 0.90, 0.93, 0.94, 0.95, 0.95, 0.96, 0.96])
+    stats = curves({1: {"sap": (PASSES, accuracy)}})
+    check = {"kind": "early", "y": "test_accuracy", "curve": "sap", "tolerance": 0.05,
+             "within": [0, 50], "passes": [0, 2], "at": "best"}
+    validate(check, "test")
+    verdict = evaluate(check, stats)       # best of passes 0-2: 0.93, of 0-50: 0.96
+    assert verdict.holds and verdict.detail.endswith("early best minus the best -0.03")
+    assert not evaluate({**check, "tolerance": 0.01}, stats).holds
+    with pytest.raises(UserError, match="within"):
+        validate({**check, "within": 50}, "test")
+
+
+def test_steady_compares_one_curve_across_the_panels_of_a_dataset():
+    stats = curves({0.1: {"sap": (PASSES, np.full(8, 0.950))},
+                    1.0: {"sap": (PASSES, np.full(8, 0.955))},
+                    10.0: {"sap": (PASSES, np.full(8, 0.958))}})
+    check = {"kind": "steady", "y": "test_accuracy", "curve": "sap", "tolerance": 0.01,
+             "at": "best"}
+    validate(check, "test")
+    verdict = evaluate(check, stats)
+    assert verdict.holds and verdict.detail == "1 of 1 datasets; largest spread 0.008"
+    assert not evaluate({**check, "tolerance": 0.005}, stats).holds
+    with pytest.raises(UserError, match="at: best"):
+        validate({**check, "at": "every"}, "test")
+
+
+def test_evidence_is_worded_apart_from_the_papers_verdicts():
+    stats = curves({1: {"fast": (PASSES, 1 / PASSES), "slow": (PASSES, 10 / PASSES)}})
+    assert evaluate(below(["fast"], ["slow"], evidence=True), stats).word == "evidence: holds"
+    assert evaluate(below(["slow"], ["fast"], evidence=True), stats).word == "evidence: fails"
+    assert evaluate(below(["fast"], ["slow"]), stats).word == "reproduced"
+
+
+def test_across_most_judges_a_sentence_on_the_panels_of_every_preset():
+    from ssvmbench.claims import across_presets
+    good = (PASSES, 1 / PASSES)
+    bad = (PASSES, 100 / PASSES)
+    slow = (PASSES, 10 / PASSES)
+    quote = "In most of the experiments, it dominates."
+    check = below(["it"], ["other"], across="most", quote=quote)
+    three = evaluate(check, curves({0.1: {"it": good, "other": slow},
+                                    0.01: {"it": good, "other": slow},
+                                    0.001: {"it": bad, "other": slow}}))
+    one = evaluate(check, curves({1: {"it": bad, "other": slow}}))
+    assert not three.holds and three.panels == (2, 3) and one.panels == (0, 1)
+    judged = across_presets([(check, three), (check, one), (below(["x"], ["y"]), one)])
+    assert [v.holds for _, v in judged] == [False, False, False]      # 2 of 4: not most
+    four = evaluate(check, curves({1: {"it": good, "other": slow}}))
+    judged = across_presets([(check, three), (check, four)])
+    assert [v.holds for _, v in judged] == [True, True]               # 3 of 4
+    assert judged[0][1].detail.endswith("3 of 4 comparable panels of 2 figures hold")

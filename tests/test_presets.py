@@ -121,7 +121,7 @@ def test_smoke_presets_end_to_end_and_resume(data_root, conll2000_root, conll200
     # every curve a check names exists (smoke runs may stop before a check's pass range)
     assert not checks["detail"].str.startswith("no curve").any(), checks
     assert set(checks["result"]) <= {"reproduced", "not reproduced", "not comparable here",
-                                      "n/a"}
+                                      "n/a", "evidence: holds", "evidence: fails"}
     assert (checks["quote"].str.len() > 0).all() and (checks["why"].str.len() > 0).all()
     assert "What still differs from the paper:" in report
     assert "- **seeds**: 2 random runs per curve here, 10 in the paper" in report
