@@ -14,14 +14,13 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from plotly.offline import get_plotlyjs
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 import browser
 from ssvmbench.cli import main
-from ssvmbench.plotting import commands, html
+from ssvmbench.plotting import commands, html, ticks
 from ssvmbench.plotting.curves import add_suboptimality, aggregate
 from ssvmbench.runlog import load_logs
 from test_plotting import write_logs
@@ -74,11 +73,14 @@ def remote_sources(path):
 
 
 def test_the_pages_load_nothing_from_the_network(tiny_page):
-    """Self-contained: plotly.js embedded once, no script, style or link from a server."""
+    """Self-contained: the vendored plotly.js embedded once, no script, style or link from a
+    server."""
     assert remote_sources(tiny_page) == [] and remote_sources(PAGE) == []
+    bundle = html.PLOTLY_JS.read_text()
+    assert "plotly.js (basic - minified)" in bundle[:200]
     for path in (tiny_page, PAGE):
         text = path.read_text()
-        assert text.count("Plotly.newPlot") >= 2 and text.count(get_plotlyjs()[:500]) == 1
+        assert text.count("data-figure=") >= 2 and text.count(bundle) == 1
     parser = _Sources()
     parser.feed('<script src="https://cdn.plot.ly/plotly.min.js"></script>')
     assert parser.sources == [("script", "https://cdn.plot.ly/plotly.min.js")]   # it can fail
@@ -107,10 +109,11 @@ def test_plot_html_draws_the_aggregated_curves_with_seeds_and_every_x(tmp_path):
     legend = [trace for trace in fig.data if trace.legendgroup == "bcfw"]
     assert len(legend) == 6 and sum(bool(t.showlegend) for t in legend) == 1
     menus = {button.label: button for menu in fig.layout.updatemenus for button in menu.buttons}
-    assert set(menus) == {"log y", "linear y", "effective passes", "oracle calls",
-                          "solver time (s)"}
+    assert set(menus) == {"log y", "linear y", "log x", "linear x", "effective passes",
+                          "oracle calls", "solver time (s)"}
     assert menus["linear y"].args[0]["yaxis2.type"] == "linear"
-    assert menus["oracle calls"].args[0]["x"][2] == [100, 200, 400]
+    calls = menus["oracle calls"].args[0]["x"]          # the page reads x from the hover
+    assert [point[calls] for point in line.customdata] == [100, 200, 400]
 
 
 def test_report_writes_the_page_with_each_check_beside_its_figure(tmp_path, capsys):
@@ -265,3 +268,29 @@ def test_an_added_method_has_its_colour_in_every_panel_and_its_comparison_beside
         assert {axis for axis, _ in ours} == {"x", "x2", "x3"}, name      # every panel
         assert len({color for _, color in ours}) == 1 and not {c for _, c in ours} & set(theirs)
         assert cards == 2, name                                   # raw and wavg
+
+
+def test_a_short_log_x_axis_labels_several_ticks():
+    """Decades while three are in view, then 1-2-5, then every digit (a 5-pass axis: 1, 2, 5)."""
+    assert ticks.plotly_dtick(0.05, 100) == 1 and ticks.plotly_dtick(1, 5) == "D2"
+    assert ticks.plotly_dtick(1, 100) == 1 and ticks.plotly_dtick(20, 50) == "D1"
+
+
+@in_one_browser
+def test_a_short_log_x_axis_shows_several_tick_labels_and_switches_to_linear(driver, tiny_page):
+    """The tiny sweep's 4 passes: at least three labelled ticks on the log x axis; the
+    "linear x" button makes every x axis linear, "log x" gives the ticks back."""
+    _load(driver, tiny_page)
+    figure = "figure-suboptimality"
+    labels = ("return [...document.querySelectorAll(`#${arguments[0]} .xtick text`)]"
+              ".map(t => t.textContent).filter(t => t)")
+    assert len(driver.execute_script(labels, figure)) >= 3           # its first panel
+    types = ("const g = document.getElementById(arguments[0]); return Object.keys(g.layout)"
+             ".filter(k => k.startsWith('xaxis')).map(k => g.layout[k].type)")
+    assert set(driver.execute_script(types, figure)) == {"log"}
+    _click(driver, _button(driver, figure, "linear x"))
+    WebDriverWait(driver, 10).until(
+        lambda d: set(d.execute_script(types, figure)) == {"linear"})
+    _click(driver, _button(driver, figure, "log x"))
+    WebDriverWait(driver, 10).until(lambda d: set(d.execute_script(types, figure)) == {"log"})
+    assert len(driver.execute_script(labels, figure)) >= 3
