@@ -28,7 +28,8 @@ from ssvmbench.files import write_text
 from ssvmbench.launchers import SLURM_STARTUP_S
 from ssvmbench.plotting import commands as plot_command
 from ssvmbench.plotting.curves import (BANDS, PANEL, add_suboptimality, added_labels,
-                                      added_rows, aggregate, check_panels, curve_labels)
+                                      added_rows, aggregate, check_panels, curve_labels,
+                                      loose_references_counted)
 from ssvmbench.plotting.names import curves_table, figure_names
 from ssvmbench.presets import load_names
 from ssvmbench.runlog import load_logs
@@ -43,6 +44,7 @@ def configure_parser(parser):
                              "with figures in DIR)")
 
 
+@loose_references_counted()
 def main(args):
     out = Path(args.out)
     names = presets.expand(args.presets) if args.presets else [
