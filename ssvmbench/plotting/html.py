@@ -171,9 +171,14 @@ def dash(linestyle):
 
 def figure_html(fig):
     """The figure as a ``<div>`` (id: its ``meta.id``, its height kept before it is drawn)
-    and its JSON, which the page's script draws when the div nears the viewport."""
+    and its JSON, which the page's script draws when the div nears the viewport; the
+    bands' x values left out (the page takes those of the line after them)."""
     div_id = fig.layout.meta["id"]
-    spec = fig.to_json(validate=False).replace("</", "<\\/")
+    spec = json.loads(fig.to_json(validate=False))
+    for trace in spec["data"]:
+        if "customdata" not in trace:     # a band: the page gives it its line's x
+            trace.pop("x", None)
+    spec = json.dumps(spec, separators=(",", ":")).replace("</", "<\\/")
     return (f"<div id=\"{html.escape(div_id)}\" class=\"plotly-graph-div\" "
             f"style=\"height:{fig.layout.height}px; width:100%;\"></div>\n"
             f"<script type=\"application/json\" data-figure=\"{html.escape(div_id)}\">"
@@ -237,6 +242,8 @@ function draw(div) {
   if (div.dataset.drawn) return;
   div.dataset.drawn = "1";
   const spec = JSON.parse(document.querySelector(`script[data-figure="${div.id}"]`).textContent);
+  let x = null;                       // a band's x: that of the line after it
+  for (const trace of [...spec.data].reverse()) { if (trace.x) x = trace.x; else trace.x = x; }
   Plotly.newPlot(div, spec.data, spec.layout, CONFIG).then(
     gd => {
       gd.xDtick = gd.layout.xaxis.dtick;
