@@ -118,7 +118,7 @@ def _counted(caught, shown):
                       f"{'s' * (len(worst) > 1)} whose suboptimality curves flatten there, "
                       f"where it is far below the best primal: {named}"
                       f"{'; ...' if len(worst) > shown else ''}; run longer or give "
-                      "--optimum FILE.csv", UserWarning, stacklevel=4)
+                      "--optimum FILE.csv", UserWarning, stacklevel=2)
 
 
 NO_REFERENCE = "none"     # a group without a dual objective or a given optimum

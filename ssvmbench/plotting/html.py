@@ -113,18 +113,20 @@ def figure(panels, xs, x, log_y, styles, band, div_id, names=None):
     fig.update_yaxes(gridcolor=GRID, zeroline=False, linecolor="#888")
     # the x switches are drawn by Plotly and done by the page's script (method "skip",
     # their args read by ``xButton``): the x values come from the hover's data
+    # two rows above the panels: the scales (y at the left, x at the right), the x choice
     menus = [_menu([("log y", "relayout", [{f"yaxis{a}.type": "log" for a in axes}]),
                     ("linear y", "relayout", [{f"yaxis{a}.type": "linear" for a in axes}])],
                    0 if log_y else 1, 0.0),
              _menu([("log x", "skip", [{"scale": "log"}]),
-                    ("linear x", "skip", [{"scale": "linear"}])], 0, 0.21)]
+                    ("linear x", "skip", [{"scale": "linear"}])], 0, 1.0, "right")]
     if len(xs) > 1:
         order = [x] + [c for c in xs if c != x]
         column = {c: k for k, (c, _, _) in enumerate(hover)}
         menus.append(_menu([(xs[c], "skip", [{"x": column[c], "title": xs[c],
-                                               "dtick": dticks[c]}]) for c in order], 0, 0.42))
-    fig.update_layout(height=PANEL_HEIGHT * nrows + 120, updatemenus=menus,
-                      margin={"t": 90, "l": 60, "r": 20, "b": 40}, template=None,
+                                               "dtick": dticks[c]}]) for c in order],
+                           0, 0.0, row=2))
+    fig.update_layout(height=PANEL_HEIGHT * nrows + 155, updatemenus=menus,
+                      margin={"t": 125, "l": 60, "r": 20, "b": 40}, template=None,
                       plot_bgcolor="white", paper_bgcolor="white", font={"color": "#2a3f5f"},
                       legend={"orientation": "h", "yanchor": "top", "x": 0,
                               "y": -90 / (PANEL_HEIGHT * nrows)}, hovermode="closest")
@@ -132,12 +134,13 @@ def figure(panels, xs, x, log_y, styles, band, div_id, names=None):
     return fig
 
 
-def _menu(buttons, active, x):
-    """An updatemenus row of ``buttons`` (``(label, method, args)``) above the panels."""
+def _menu(buttons, active, x, anchor="left", row=1):
+    """An updatemenus row of ``buttons`` (``(label, method, args)``) above the panels, in
+    the ``row``-th line of buttons from them, ``anchor`` its side at ``x``."""
     return {"type": "buttons", "direction": "right", "active": active, "x": x, "y": 1.0,
-            "xanchor": "left", "yanchor": "bottom", "pad": {"b": 35}, "showactive": True,
-            "buttons": [{"label": label, "method": method, "args": args}
-                        for label, method, args in buttons]}
+            "xanchor": anchor, "yanchor": "bottom", "pad": {"b": 35 * row},
+            "showactive": True, "buttons": [{"label": label, "method": method, "args": args}
+                                            for label, method, args in buttons]}
 
 
 def thin(curve, points=MAX_POINTS):
