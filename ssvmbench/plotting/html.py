@@ -237,7 +237,8 @@ def markup(text):
     return re.sub(r"`(.+?)`", r"<code>\1</code>", text)
 
 
-# draws each figure when it nears the viewport, then the others one at a time while idle;
+# draws each figure when it nears the viewport (one a frame, so that the first shows before
+# the next is drawn), then the others one at a time while idle;
 # does the x switches of :func:`figure` (log / linear, the x column from the hover's data)
 SCRIPT = """
 const CONFIG = %s;
@@ -280,9 +281,20 @@ function xButton(gd, args) {
   return Plotly.update(gd, {x: xs}, layout);
 }
 const figures = [...document.querySelectorAll(".plotly-graph-div")];
-const near = new IntersectionObserver(entries => entries.forEach(entry => {
-  if (entry.isIntersecting) { near.unobserve(entry.target); draw(entry.target); }
-}), {rootMargin: "600px 0px"});
+const queue = [];                       // near the viewport: one figure per frame, in order
+let draining = false;
+function drain() {
+  const div = queue.shift();
+  draining = div !== undefined;
+  if (draining) { draw(div); requestAnimationFrame(() => setTimeout(drain, 0)); }
+}
+const near = new IntersectionObserver(entries => {
+  entries.filter(entry => entry.isIntersecting).forEach(entry => {
+    near.unobserve(entry.target);
+    queue.push(entry.target);
+  });
+  if (!draining) drain();
+}, {rootMargin: "600px 0px"});
 figures.forEach(div => near.observe(div));
 const idle = window.requestIdleCallback || (next => setTimeout(next, 50));
 function drawNext() {
