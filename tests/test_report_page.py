@@ -406,3 +406,18 @@ def test_the_filter_shows_only_the_checks_that_do_not_hold(driver):
     WebDriverWait(driver, 10).until(lambda d: set(_visible_checks(d)) == {"not comparable here"})
     _click(driver, driver.find_elements(By.CSS_SELECTOR, "#contents button[data-only]")[1])
     WebDriverWait(driver, 10).until(lambda d: len(_visible_checks(d)) == len(checks))
+
+
+@in_one_browser
+def test_the_run_tables_fit_a_1400_px_window(driver):
+    """Every run table and list opened, nothing is wider than the window (the overrides
+    column was a 30-px sliver of a table twice the page's width) and no cell is a sliver."""
+    _load(driver, PAGE)
+    assert driver.get_window_size()["width"] == 1400
+    wide, slivers = driver.execute_script("""
+        document.querySelectorAll('details').forEach(d => { d.open = true; });
+        return [document.documentElement.scrollWidth - document.documentElement.clientWidth,
+                [...document.querySelectorAll('table.runs td')]
+                    .filter(td => td.getBoundingClientRect().width < 40).length];""")
+    assert wide <= 0 and slivers == 0
+    driver.execute_script("document.querySelectorAll('details').forEach(d => { d.open = false; })")

@@ -42,11 +42,12 @@ blockquote { border-left: 4px solid #ccc; margin: 0.5em 0; padding: 0.2em 1em; c
 table { border-collapse: collapse; font-size: 0.9em; margin: 0.5em 0; }
 td, th { border: 1px solid #ddd; padding: 0.2em 0.5em; text-align: left; vertical-align: top; }
 code { background: #f3f3f3; padding: 0 0.2em; }
+pre { overflow-x: auto; }
 .row { display: grid; grid-template-columns: minmax(0, 3fr) minmax(320px, 2fr); gap: 1em;
        align-items: start; margin: 1em 0; }
 @media (max-width: 1000px) { .row { grid-template-columns: minmax(0, 1fr); } }
 .check { border: 1px solid #ddd; border-radius: 6px; padding: 0.5em 0.8em; margin-bottom: 0.6em; }
-.shared { font-size: 0.9em; margin: 0.3em 0; padding-left: 1.2em; }
+.shared { font-size: 0.9em; margin: 0.3em 0; padding-left: 1.2em; overflow-wrap: anywhere; }
 table.runs { table-layout: fixed; width: 100%; }
 table.runs td { overflow-wrap: anywhere; }
 .verdict { font-weight: bold; padding: 0.1em 0.5em; border-radius: 4px; }
