@@ -1,5 +1,5 @@
-"""Screenshots of the committed report pages for the docs (docs/images/*.png): a figure
-with its checks, a figure switched to linear y over solver time with a hover, and a figure
+"""Screenshots of the committed report pages for the docs (docs/images/*.png): the top of
+the page (scorecard and contents bar), a figure with its checks, a figure switched to linear y over solver time with a hover, and a figure
 with an added method beside the papers' and its comparison (``reproduce --with``).
 
     python scripts/report_screenshots.py [REPORT.html]   # default: the committed page
@@ -59,6 +59,7 @@ def main():
     driver = browser.chromium(width=1280, height=860)
     try:
         browser.open_page(driver, Path(sys.argv[1]) if len(sys.argv) > 1 else COMMITTED)
+        driver.save_screenshot(str(IMAGES / "report-page-scorecard.png"))
         section = driver.find_element(By.ID, f"preset-{CHECKED}")
         driver.execute_script("arguments[0].scrollIntoView()", section)
         time.sleep(1)
@@ -74,7 +75,8 @@ def main():
         figure.screenshot(str(IMAGES / "report-page-switches.png"))
     finally:
         driver.quit()
-    for name in ("report-page-checks.png", "report-page-switches.png"):
+    for name in ("report-page-scorecard.png", "report-page-checks.png",
+                 "report-page-switches.png"):
         print(IMAGES / name, f"{(IMAGES / name).stat().st_size / 1e3:.0f} kB")
 
 

@@ -28,8 +28,9 @@ from ssvmbench.files import write_text
 from ssvmbench.launchers import SLURM_STARTUP_S
 from ssvmbench.plotting import commands as plot_command
 from ssvmbench.plotting.curves import (BANDS, PANEL, add_suboptimality, added_labels,
-                                      added_rows, aggregate, check_panels, curve_labels)
-from ssvmbench.plotting.names import curves_table, figure_names
+                                      added_rows, aggregate, check_panels, curve_labels,
+                                      loose_references_counted)
+from ssvmbench.plotting.names import curves_table, figure_names, settings_apart
 from ssvmbench.presets import load_names
 from ssvmbench.runlog import load_logs
 from ssvmbench.provenance import git_revision
@@ -43,6 +44,7 @@ def configure_parser(parser):
                              "with figures in DIR)")
 
 
+@loose_references_counted()
 def main(args):
     out = Path(args.out)
     names = presets.expand(args.presets) if args.presets else [
@@ -54,7 +56,8 @@ def main(args):
     if not names:
         raise UserError(f"no preset figures with their {traces.NAME} under {out}; run "
                         f"`ssvmbench reproduce PRESET --out {out}` first")
-    sections, pages, rows, runs, sized, compared, loaded = [], [], [], [], {}, [], []
+    sections, pages, rows, runs, sized, compared, contents = [], [], [], [], {}, [], []
+    loaded = []
     for name in names:
         preset = presets.load(name)
         df = load_logs(_traces(name, out))
@@ -69,27 +72,30 @@ def main(args):
         lines, table = compare_added(preset, options, drawn)
         compared.append(table.assign(preset=presets.figure_dir(name),
                                      item=f"{preset['paper']} {preset['item']}"))
+        figure_rows, named = _named(name, preset, df)
         checks = [{"preset": presets.figure_dir(name),
                    "item": f"{preset['paper']} {preset['item']}",
                    "check": claims.describe(check), "result": verdict.word,
                    "detail": verdict.detail, "quote": " ".join(check["quote"].split()),
                    "why": " ".join(check["why"].split()),
                    "deviation": check.get("not_comparable", ""),
-                   "other_reading": _other_reading(check, verdict)}
+                   "other_reading": _other_reading(check, verdict), "paper": preset["paper"],
+                   "named": claims.describe(paper_named(check, named))}
                   for check, verdict in verdicts]
         rows += checks
+        contents.append((presets.figure_dir(name), preset["paper"], preset["item"]))
         sized[name] = _deviations(name, preset, df[~added_rows(df)])
         compute = compute_time(runs[-1])
         extra = _added_compute(df)
         sections.append(_section(name, preset, out, verdicts, compute, sized[name],
-                                 _curves(name, preset, df))
+                                 _curves(figure_rows, named))
                         + _comparison_section(lines, table, extra))
         pages.append(report_page.section(
             preset, out / presets.figure_dir(name), options, drawn,
             [(check["y"], row) for (check, _), row in zip(verdicts, checks)], sized[name],
             _compute(*compute), lines, extra))
-    table = pd.DataFrame(rows, columns=["preset", "item", "check", "result", "detail", "quote",
-                                        "why", "deviation", "other_reading"])
+    shown = pd.DataFrame(rows, columns=[*CHECKS, "paper", "named"])
+    table = shown[CHECKS]
     write_text(out / "checks.csv", table.to_csv(index=False))
     comparisons = pd.concat(compared, ignore_index=True)
     if len(comparisons):
@@ -106,9 +112,9 @@ def main(args):
         notes += [f"**Added methods** ({methods}): drawn in every figure where they ran and "
                   f"compared with the papers' methods beside each figure ({COMPARISONS}); "
                   "the checks and their tally read the papers' runs only.", ""]
-    write_text(out / "report.md", "\n".join([f"# {title}", "", *notes, _summary(table), ""])
+    write_text(out / "report.md", "\n".join([f"# {title}", "", *notes, _summary(shown), ""])
                + "\n".join(sections))
-    write_text(out / "report.html", report_page.page(title, notes, table, pages))
+    write_text(out / "report.html", report_page.page(title, notes, shown, contents, pages))
     print(out / "report.md")
     print(out / "checks.csv")
     if len(comparisons):
@@ -118,6 +124,38 @@ def main(args):
 
 
 COMPARISONS = "comparisons.csv"   # the added methods against the papers' (comparison.TABLE)
+CHECKS = ["preset", "item", "check", "result", "detail", "quote", "why", "deviation",
+          "other_reading"]      # the columns of checks.csv
+# the fields of a check that name curves (with some numbers, which stay as they are)
+CURVE_FIELDS = set().union(*claims.KINDS.values())
+
+
+def paper_named(check, named):
+    """The ``check`` with the curve labels in its fields replaced by their names in the
+    figures (``named``: ``{label: name}``; a label not in it stays); labels of one name
+    (curves of different panels) told apart as in a panel's legend
+    (:func:`~ssvmbench.plotting.names.settings_apart`)."""
+    fields = CURVE_FIELDS & set(check)
+    labels = set(_strings([check[key] for key in fields]))
+    own = {label: named.get(label, label) for label in labels}
+    for name in set(own.values()):
+        same = sorted(label for label in labels if own[label] == name)
+        if len(same) > 1:
+            own.update({label: f"{name} {apart}" for label, apart in
+                        settings_apart(same).items()})
+
+    def rename(value):
+        if isinstance(value, str):
+            return own[value]
+        return [rename(v) for v in value] if isinstance(value, (list, tuple)) else value
+    return {**check, **{key: rename(check[key]) for key in fields}}
+
+
+def _strings(value):
+    """The strings in ``value``, a string or nested lists (and numbers)."""
+    if isinstance(value, str):
+        return [value]
+    return [s for v in value for s in _strings(v)] if isinstance(value, (list, tuple)) else []
 
 
 def compare_added(preset, options, drawn):
@@ -242,12 +280,18 @@ def compute_time(runs):
     return len(runs), float(seconds.fillna(0).sum()), float(seconds.max())
 
 
-def _curves(name, preset, df):
-    """Markdown: the names the preset's figures give its curves and what is behind each
-    (:func:`~ssvmbench.plotting.names.curves_table`)."""
+def _named(name, preset, df):
+    """The rows of ``df`` the preset's figures draw and ``{curve label: its name in the
+    figures}`` (the preset's ``names``, curves of a panel kept apart)."""
     options = _plot_options(preset)
     plotted = plot_command.only(df, options.methods) if options.methods else df
     named = figure_names([aggregate(plotted, "primal")], load_names(name))
+    return plotted, named
+
+
+def _curves(plotted, named):
+    """Markdown: the names the preset's figures give its curves and what is behind each
+    (:func:`~ssvmbench.plotting.names.curves_table`)."""
     return plot_command.markdown(curves_table(plotted.assign(method=curve_labels(plotted)),
                                               named))
 
@@ -274,9 +318,15 @@ def _compute(runs, total, longest):
             f"{SLURM_STARTUP_S:.0f} s of a task's start-up), plus queueing.")
 
 
-def _summary(table):
-    """The Markdown table of every check's verdict."""
-    return plot_command.markdown(table[["preset", "item", "check", "result"]])
+def _summary(shown):
+    """Markdown: per paper its tally of verdicts, then the table of every check's verdict,
+    the checks in the papers' curve names (``shown``: the checks with ``paper`` and
+    ``named``)."""
+    lines = [f"- **{paper}**: " + " / ".join(f"{count} {word}" for word, count in
+                                             report_page.tally(group["result"]))
+             for paper, group in shown.groupby("paper", sort=False)]
+    table = shown[["preset", "item", "named", "result"]].rename(columns={"named": "check"})
+    return "\n".join(["Verdicts per paper:", "", *lines, "", plot_command.markdown(table)])
 
 
 def _notes(out, table, total, small, stale):

@@ -295,3 +295,22 @@ def test_a_loose_suboptimality_reference_is_warned_about():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         add_suboptimality(tight)
+
+
+def test_a_command_warns_of_its_loose_references_once_with_their_count():
+    """``report`` derives every preset's figures: one warning counting the panels (each
+    once) instead of one per panel and preset; other warnings pass unchanged."""
+    import warnings
+    from ssvmbench.plotting.curves import loose_references_counted
+    loose = table(**{"lambda": [0.1, 0.1, 0.2, 0.2], "primal": [1.0, 0.9, 1.0, 0.9],
+                     "dual": [0.5, 0.6, 0.5, 0.6]})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with loose_references_counted(shown=1):
+            add_suboptimality(loose)
+            add_suboptimality(loose)                      # a second preset, same panels
+            warnings.warn("another warning")
+    assert [str(w.message).split(":")[0] for w in caught] == [
+        "another warning", "the best dual objective is the optimum of 2 panels whose "
+        "suboptimality curves flatten there, where it is far below the best primal"]
+    assert "ocr, lambda=0.1 (0.3 below); ...; run longer" in str(caught[1].message)

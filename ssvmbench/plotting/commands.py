@@ -17,7 +17,8 @@ from ssvmbench.metrics import registered as registered_metrics
 from ssvmbench.plotting import html
 from ssvmbench.plotting.curves import (ADDED, BANDS, DERIVED, NO_REFERENCE, OBJECTIVE, PANEL,
                                       add_suboptimality, added_labels, added_rows, aggregate,
-                                      check_panels, curve_labels, provenance, summary,
+                                      check_panels, curve_labels,
+                                      loose_references_counted, provenance, summary,
                                       with_bands)
 from ssvmbench.plotting.layout import LABEL_WIDTH, TITLE_WIDTH, legend_below, wrap
 from ssvmbench.plotting.names import curves_table, figure_names
@@ -93,6 +94,7 @@ def configure_parser(parser):
                              "each run's config) that works offline")
 
 
+@loose_references_counted()
 def main(args):
     mapping = load_names(args.names) if args.names else {}
     logged = with_added(load_logs(*args.logs), args.added or [])

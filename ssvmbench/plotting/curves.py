@@ -4,6 +4,7 @@ The input is :func:`ssvmbench.runlog.load_logs`'s table, whose ``method`` column
 run's solver with its non-default options; curves are named by :func:`method_label`.
 """
 
+import contextlib
 import warnings
 
 import numpy as np
@@ -78,6 +79,48 @@ def _given(optimum, data, lam):
 LOOSE_REFERENCE = 1e-3   # relative gap of the reference above which the plot warns
 
 
+class LooseReference(UserWarning):
+    """:func:`add_suboptimality`'s warning of one panel whose best dual, the reference, is
+    ``gap`` below its best primal (more than :data:`LOOSE_REFERENCE`)."""
+
+    def __init__(self, panel, value, gap):
+        super().__init__(f"{panel}: the best dual in the logs ({value:.6g}) is {gap:.3g} below "
+                         "the best primal, so suboptimality curves flatten there; run longer "
+                         "or give --optimum FILE.csv")
+        self.panel, self.gap = panel, gap
+
+
+@contextlib.contextmanager
+def loose_references_counted(shown=3):
+    """Within it (a command: also a decorator), the :class:`LooseReference` warnings become
+    one at its end that counts their panels and names the ``shown`` loosest; other
+    warnings pass unchanged."""
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            yield
+    finally:
+        _counted(caught, shown)
+
+
+def _counted(caught, shown):
+    """Warn the ``caught`` warnings again, their :class:`LooseReference` ones as one."""
+    loose = {}
+    for w in caught:
+        if isinstance(w.message, LooseReference):
+            loose[str(w.message)] = w.message
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    if loose:
+        worst = sorted(loose.values(), key=lambda w: -w.gap)
+        named = "; ".join(f"{w.panel} ({w.gap:.3g} below)" for w in worst[:shown])
+        warnings.warn(f"the best dual objective is the optimum of {len(worst)} panel"
+                      f"{'s' * (len(worst) > 1)} whose suboptimality curves flatten there, "
+                      f"where it is far below the best primal: {named}"
+                      f"{'; ...' if len(worst) > shown else ''}; run longer or give "
+                      "--optimum FILE.csv", UserWarning, stacklevel=2)
+
+
 NO_REFERENCE = "none"     # a group without a dual objective or a given optimum
 
 
@@ -110,9 +153,7 @@ def add_suboptimality(df, optimum=None):
             value, source = dual[np.isfinite(dual)].max(), "best dual"
             floor = primal.min() - value      # the smallest suboptimality the curves can show
             if floor > LOOSE_REFERENCE * max(1.0, abs(value)):
-                warnings.warn(f"{data}, lambda={lam:g}: the best dual in the logs ({value:.6g}) "
-                              f"is {floor:.3g} below the best primal, so suboptimality curves "
-                              "flatten there; run longer or give --optimum FILE.csv")
+                warnings.warn(LooseReference(f"{data}, lambda={lam:g}", value, floor))
         else:
             value, source = np.nan, NO_REFERENCE
         reference[rows] = value

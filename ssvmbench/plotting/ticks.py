@@ -1,5 +1,6 @@
 """Log-axis ticks in one style: ``10^k`` at the decades and ``c x 10^k`` between them, at
-least two labelled in every panel (the short ranges of a converged objective too)."""
+least two labelled in every panel (the short ranges of a converged objective too), and on
+the interactive pages' x axes at least three (a 5-pass axis: 1, 2, 5)."""
 
 import math
 
@@ -30,18 +31,29 @@ def _split(x):
     return (round(c), k) if abs(c - round(c)) < 1e-6 * c and 1 <= round(c) <= 9 else None
 
 
-def labelled(vmin, vmax):
+def labelled(vmin, vmax, least=2):
     """The coefficients to label on a log axis from ``vmin`` to ``vmax``: the first of
-    :data:`COEFFICIENTS` with two ticks in view, or None (label the linear ticks)."""
+    :data:`COEFFICIENTS` with ``least`` ticks in view, or None (label the linear ticks)."""
     vmin, vmax = sorted((vmin, vmax))
     if not vmin > 0:
         return COEFFICIENTS[0]
     decades = range(math.floor(math.log10(vmin)), math.ceil(math.log10(vmax)) + 1)
     for coefficients in COEFFICIENTS:
         ticks = [c * 10.0 ** k for k in decades for c in coefficients]
-        if sum(vmin * (1 - 1e-9) <= t <= vmax * (1 + 1e-9) for t in ticks) >= 2:
+        if sum(vmin * (1 - 1e-9) <= t <= vmax * (1 + 1e-9) for t in ticks) >= least:
             return coefficients
     return None
+
+
+# Plotly's log-axis ``dtick`` per set of coefficients: decades, then 1-2-5, then every digit
+PLOTLY_DTICKS = {1: 1, 3: "D2", 9: "D1"}
+
+
+def plotly_dtick(vmin, vmax):
+    """The ``dtick`` of a Plotly log axis from ``vmin`` to ``vmax`` that labels at least
+    three ticks (:func:`labelled`); ``"D1"`` (every digit) where even those are fewer."""
+    coefficients = labelled(vmin, vmax, least=3)
+    return PLOTLY_DTICKS[len(coefficients) if coefficients else 9]
 
 
 class LogLabels(ticker.Formatter):
