@@ -87,7 +87,9 @@ def checks_table(markdown, repo):
     def table(match):
         lines = ["| item | the paper says | result | detail |", "| --- | --- | --- | --- |"]
         lines += [f"| {cell(row['item'])} | {cell(row['quote'])} | **{cell(row['result'])}** | "
-                  f"{cell(row['detail'])} |"
+                  f"{cell(row['detail'])}"
+                  + (f"; the other reading, {cell(row['other_reading'])}"
+                     if row.get("other_reading") else "") + " |"
                   for row in rows if row["item"].startswith(match.group(1) + " ")]
         return "\n".join(lines)
     return CHECKS.sub(table, markdown)
