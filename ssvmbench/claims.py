@@ -189,8 +189,7 @@ def describe(check):
     if passes == "last":
         passes = "at the last checkpoint"
     else:
-        lo, hi = passes
-        passes = f"passes {lo or 0:g}-{'end' if hi is None else format(hi, 'g')}"
+        passes = f"passes {_span(passes)}"
     panel = {"all": "every panel", "largest": "largest-regularization panel",
              "smallest": "smallest-regularization panel"}[check.get("panel", "all")]
     if "C" in check:
@@ -207,9 +206,8 @@ def describe(check):
             lower = f"the best of ({lower})"
         what = f"{lower} {relation} {', '.join(check['upper'])}"
     elif check["kind"] == "early":
-        lo, hi = check["within"]
         what = (f"{check['curve']}'s best within {check['tolerance']:g} of its best of passes "
-                f"{lo or 0:g}-{'end' if hi is None else format(hi, 'g')}")
+                f"{_span(check['within'])}")
     elif check["kind"] == "steady":
         what = f"{check['curve']} within {check['tolerance']:g} across the panels of a dataset"
     elif check["kind"] == "paper":
@@ -242,6 +240,12 @@ def describe(check):
     if check.get("expect", True) is False:
         what = f"NOT ({what})"
     return f"{what} in {check['y']}, {passes}, {panel}"
+
+
+def _span(passes):
+    """A pass range ``[from, to]`` in words: ``0-50``, ``1-end``."""
+    lo, hi = passes
+    return f"{lo or 0:g}-{'end' if hi is None else format(hi, 'g')}"
 
 
 def evaluate(check, stats, center="median"):
