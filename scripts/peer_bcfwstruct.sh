@@ -11,8 +11,9 @@
 # from GitHub. BCFWSTRUCT_REV picks the commit (default HEAD). Nothing of theirs is kept here:
 # every run extracts their tree into a temporary folder. Octave: Debian's (apt-get install -y
 # octave); the OCR data are written in the ocr.mat form their loadOCRData.m reads, from ours.
-# Takes about 15 minutes with the defaults on 2 free cores (2 passes per run; a pass of theirs
-# takes 13-19 s, a logged pass about twice that; ours about 0.1 s).
+# Takes about 12 minutes with the defaults under a load of 4-9 on a 2-core VM (9 same-order
+# runs of 2 passes, two at a time; a pass of theirs takes 10-25 s, a logged pass about twice
+# that; ours 0.05-0.1 s); --seeds adds 2 x 3 runs per seed.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")/.." && pwd)
 PY=${PYTHON:-$HERE/.venv/bin/python}
