@@ -162,7 +162,8 @@ def octave(work, args, solver, lam, passes, seed, debug, out, shims, order=None)
     if order is not None:
         env["BCFW_ORDER"] = str(order)
     start = time.perf_counter()
-    done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    # (in the work folder: an Octave that is killed leaves its octave-workspace there)
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False, cwd=work)
     if done.returncode != 0:
         raise RuntimeError(f"octave {solver} lambda={lam}: {(done.stdout + done.stderr)[-2000:]}")
     return time.perf_counter() - start
@@ -275,7 +276,8 @@ def main():
     ap.add_argument("--out", type=Path, default=None, help="also write the report here")
     args = ap.parse_args()
     args.seed_lambdas = args.seed_lambdas or args.lambdas
-    work = args.work or Path(tempfile.mkdtemp(prefix="peer_bcfwstruct_"))
+    work = (args.work or Path(tempfile.mkdtemp(prefix="peer_bcfwstruct_"))).resolve()
+    args.src = args.src.resolve()
     work.mkdir(parents=True, exist_ok=True)
     (work / "data").mkdir(exist_ok=True)
     for name, text in (("shim_order/randi.m", RANDI_SHIM),
