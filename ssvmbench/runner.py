@@ -4,6 +4,7 @@ the stop signals (:mod:`ssvmbench.stop_signals`) and its provenance
 (:mod:`ssvmbench.provenance`)."""
 
 import contextlib
+import dataclasses
 import math
 import os
 import signal
@@ -75,8 +76,11 @@ def warm_up(settings, split, lam, l1):
     tiny_train, tiny_test = (make_task(part.subset(range(min(WARM_UP_EXAMPLES, part.n))),
                                        settings.loss)
                              for part in (split.train, split.test))
+    # (a replayed order, +solver.order, names the full set's examples: not these)
+    tiny = dataclasses.replace(settings, solver_options={
+        key: value for key, value in settings.solver_options.items() if key != "order"})
     with coldstart.compile_notice(settings.solver):
-        solver = build_solver(settings, tiny_train, lam, l1)
+        solver = build_solver(tiny, tiny_train, lam, l1)
         solver.run_until(2 * tiny_train.n)
         measure(solver, tiny_train, tiny_test)
     return time.perf_counter() - start

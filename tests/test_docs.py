@@ -133,7 +133,8 @@ HISTORY_PAGES = ("changelog.md", "development.md")     # the pages where history
 ISSUE = re.compile(r"\bissue\s+#?\d+", re.I)
 COMMIT = re.compile(r"(?<![.\w])(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b")    # not a decimal's digits
 NOT_OUR_COMMITS = {     # pins of the Casimir authors' repository (krishnap25/casimir), not ours
-    "323d40b4c1c645248703d9197dc499e98ffc1c69", "319628f0", "a8cb8dd"}
+    "323d40b4c1c645248703d9197dc499e98ffc1c69", "319628f0", "a8cb8dd",
+    "77fdaa9"}          # and of the BCFW authors' (ppletscher/BCFWstruct)
 
 
 def test_user_pages_carry_no_history():

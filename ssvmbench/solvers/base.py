@@ -86,6 +86,8 @@ class Solver(ABC):
         self.steps = 0
         self._order = np.zeros(0, dtype=np.int64)
         self._pos = 0
+        self._replay = read_order(self.opts.pop("order", None), task.n)
+        self._replayed = 0
 
     @property
     def problem(self):
@@ -104,12 +106,19 @@ class Solver(ABC):
 
     @classmethod
     def check_option_names(cls, given):
-        """Refuse an option the solver does not have, naming those it has."""
-        known = {*cls.options, *cls.numbers, "iterates"}
+        """Refuse an option the solver does not have, naming those it has (``order``: a
+        solver that samples examples, :meth:`next_indices`)."""
+        known = {*cls.options, *cls.numbers, "iterates", *(["order"] if cls.samples() else [])}
         unknown = sorted(set(given) - known)
         if unknown:
             raise UserError(f"solver.{unknown[0]}: not an option of solver {cls.name}; its "
                             f"options: {sorted([*known, 'passes'])}")
+
+    @classmethod
+    def samples(cls):
+        """Does it draw its examples with :meth:`next_indices` (``solver.sampling``)? Then
+        ``+solver.order=FILE`` replays a given order instead."""
+        return "sampling" in cls.options
 
     def _check_options(self, given):
         self.check_option_names(given)
@@ -143,10 +152,18 @@ class Solver(ABC):
 
     def next_indices(self, budget):
         """Up to ``budget`` example indices, drawn a whole pass at a time so that the
-        sampling sequence does not depend on where checkpoints fall."""
+        sampling sequence does not depend on where checkpoints fall; with
+        ``+solver.order=FILE``, the file's indices in turn instead (:func:`read_order`)."""
         if self._pos == len(self._order):
             n = self.task.n
-            if self.opts.get("sampling") == "permutation":
+            if self._replay is not None:
+                self._order = self._replay[self._replayed:self._replayed + n]
+                self._replayed += len(self._order)
+                if len(self._order) == 0:
+                    raise UserError(f"solver.order: its {len(self._replay)} example indices "
+                                    f"are used up after {self._replayed / n:g} passes; give "
+                                    "a longer order or fewer solver.passes")
+            elif self.opts.get("sampling") == "permutation":
                 self._order = self.rng.permutation(n)
             else:
                 self._order = self.rng.integers(0, n, size=n)
@@ -226,6 +243,23 @@ class Solver(ABC):
             out.append(("best", self.current()[0] if self.best_w is None else self.best_w,
                         np.nan))
         return out
+
+
+def read_order(path, n):
+    """The example indices of ``+solver.order=FILE`` (None: not given): whitespace-separated
+    integers in ``0..n-1``, visited in turn instead of the solver's own draws (the same run as
+    another code's, given the order it drew). A solver that runs past its end stops with an
+    error."""
+    if path is None:
+        return None
+    try:
+        order = np.loadtxt(path, dtype=np.int64, ndmin=1)
+    except (OSError, ValueError) as err:
+        raise UserError(f"solver.order={path}: cannot read example indices ({err})") from None
+    if order.ndim != 1 or len(order) == 0 or order.min() < 0 or order.max() >= n:
+        raise UserError(f"solver.order={path}: give whitespace-separated example indices in "
+                        f"0..{n - 1} (the training set has n = {n})")
+    return order
 
 
 ENTRY_POINTS = "ssvmbench.solvers"    # the entry-point group of solver plugins

@@ -224,8 +224,9 @@ class SAP(Solver):
                                np.full(n, np.inf), np.zeros(1))
 
     def next_indices(self, budget):
-        """Examples in order 1..n (Algorithm 2), unless ``solver.sampling`` says otherwise."""
-        if self.opts["sampling"] != "sequential":
+        """Examples in order 1..n (Algorithm 2), unless ``solver.sampling`` (or
+        ``+solver.order``) says otherwise."""
+        if self.opts["sampling"] != "sequential" or self._replay is not None:
             return super().next_indices(budget)
         start = self.oracle_calls % self.task.n
         return np.arange(start, min(start + budget, self.task.n))
