@@ -126,6 +126,17 @@ def test_as_names_the_with_before_it():
         parser.parse_args(["bcfw_figure2_ocr", "--as", "G"])
 
 
+def test_sweeps_of_one_name_are_one_set_of_runs():
+    """Presets share runs through a sweep's name (its logs folder): two presets giving one
+    name different words would each plot the other's runs (BCFW Figure 4's extra lambda in
+    Figure 1d-e's figure)."""
+    seen = {}
+    for name in presets.available():
+        for sweep, words in presets.load(name)["sweeps"].items():
+            assert " ".join(seen.setdefault(sweep, words).split()) == " ".join(words.split()), \
+                (name, sweep)
+
+
 def test_with_sweeps_of_one_name_are_one_sweep_and_set_no_method():
     seen = {}
     for name in presets.available():
