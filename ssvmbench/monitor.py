@@ -81,12 +81,12 @@ def evaluation_threads(parallel_jobs=1):
 
 def one_blas_thread():
     """Context: the BLAS libraries loaded now (numpy's and scipy's OpenBLAS) on one thread.
-    After a threaded call (``w @ w`` of the primal and the dual at every checkpoint,
-    threaded in OpenBLAS for ``d`` above ten thousand) OpenBLAS's workers spin on the cores
-    for a while, where the evaluation's numba threads that follow need them: on two cores a
-    checkpoint took 1.5x as long. Entered once the data are loaded and the kernels compiled
-    (threadpoolctl limits the libraries loaded when it is entered); leaves numba's threads
-    (OpenMP or TBB) alone."""
+    After a threaded call (``w @ w`` of the primal and the dual at every checkpoint, a long
+    dot product OpenBLAS splits among its threads) its workers spin on the cores for a
+    while, where the evaluation's numba threads that follow need them: on two cores a
+    CoNLL-2000 checkpoint took 1.5-1.8x as long. Entered once the data are loaded and the
+    kernels compiled (threadpoolctl limits the libraries loaded when it is entered); leaves
+    numba's threads (OpenMP or TBB) alone."""
     return threadpool_limits(1, user_api="blas")
 
 
