@@ -5,9 +5,10 @@ run's warm-up (:func:`ssvmbench.runner.warm_up`: every kernel the solver calls, 
 steps, which its first pass, a full gradient, does not reach) and one untimed pass; compile
 time is reported separately, as benchopt does.
 A checkpoint's evaluation (:func:`ssvmbench.monitor.measure`) is timed after the passes on
-one thread and on every core, as a run's checkpoints run it. The dense score floor is the
-time of the scores every pass needs at least, ``X @ W`` of all training rows with ``X``
-dense, by BLAS on one thread as the solvers run (where ``X`` fits in
+one thread and on every core, as a run's checkpoints run it (the passes and the evaluation
+with BLAS on one thread, :func:`ssvmbench.monitor.one_blas_thread`, as in a run). The dense
+score floor is the time of the scores every pass needs at least, ``X @ W`` of all training
+rows with ``X`` dense, by BLAS on one thread as the solvers run (where ``X`` fits in
 :data:`FLOOR_MAX_ENTRIES`): a pass's ratio to it says how far its sparse gathers, decoding
 and updates are from that bound (issue 31).
 """
@@ -21,11 +22,10 @@ from pathlib import Path
 
 import numba
 import numpy as np
-from threadpoolctl import threadpool_limits
 
 from ssvmbench.compose import config
 from ssvmbench.errors import UserError
-from ssvmbench.monitor import evaluation_threads, measure
+from ssvmbench.monitor import evaluation_threads, measure, one_blas_thread
 from ssvmbench.runner import load_tasks, prepare, warm_up
 from ssvmbench.settings import read
 from ssvmbench.tasks.kernels import mean_hinge_and_gradient
@@ -51,15 +51,16 @@ def main(args):
     solver, train, test, split, lam = prepare(settings)
     n = train.n
     jit_s = warm_up(settings, split, lam, solver.l1)
-    solver.run_until(n)                      # an untimed first pass
-    times = []
-    for p in range(2, args.passes + 2):
-        start = time.perf_counter()
-        solver.run_until(p * n)
-        times.append(time.perf_counter() - start)
-    per_pass = statistics.median(times)
-    peak_passes_mb = _peak_rss_mb()
-    evaluation = _evaluation_seconds(solver, train, test)
+    with one_blas_thread():                  # as a run's timed loop (runner._train)
+        solver.run_until(n)                  # an untimed first pass
+        times = []
+        for p in range(2, args.passes + 2):
+            start = time.perf_counter()
+            solver.run_until(p * n)
+            times.append(time.perf_counter() - start)
+        per_pass = statistics.median(times)
+        peak_passes_mb = _peak_rss_mb()
+        evaluation = _evaluation_seconds(solver, train, test)
     held = [*vars(solver).values(), *vars(solver.averages).values()]
     state_mb = sum(map(_nbytes, held)) / 2**20
     print(f"solver={solver.name} data={settings.data} ({split.variant}) lambda={lam:g} "
@@ -103,7 +104,7 @@ def dense_floor(train, w, repeats=5):
     W = np.ascontiguousarray(w[:F * L].reshape(F, L))
     S = np.empty((rows, L))
     times = []
-    with threadpool_limits(1, user_api="blas"):
+    with one_blas_thread():
         for _ in range(repeats + 1):            # the first call warms the caches
             start = time.perf_counter()
             np.matmul(X, W, out=S)

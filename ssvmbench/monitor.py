@@ -11,13 +11,17 @@ split's test metric (higher is better; 1 - AER for alignment) and ``nnz(w)``.
 
 The evaluation passes run in parallel over the examples on numba's threads
 (:func:`evaluation_threads`); the solvers' own steps are serial code, one thread, so that
-seconds per pass compare across solvers.
+seconds per pass compare across solvers. BLAS (numpy's ``w @ w`` of the objective, a
+solver's products) runs on one thread in a run (:func:`one_blas_thread`): OpenBLAS's
+worker threads busy-wait for a while after each call and would take the cores of the
+evaluation's threads, or of another run of a sweep.
 """
 
 import os
 
 import numba
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ssvmbench.errors import UserError
 from ssvmbench.metrics import metrics_for, test_scores
@@ -73,6 +77,17 @@ def evaluation_threads(parallel_jobs=1):
     cores = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
              else os.cpu_count() or 1)
     return max(1, min(numba.config.NUMBA_NUM_THREADS, cores) // max(1, parallel_jobs))
+
+
+def one_blas_thread():
+    """Context: the BLAS libraries loaded now (numpy's and scipy's OpenBLAS) on one thread.
+    After a threaded call (``w @ w`` of the primal and the dual at every checkpoint, a long
+    dot product OpenBLAS splits among its threads) its workers spin on the cores for a
+    while, where the evaluation's numba threads that follow need them: on two cores a
+    CoNLL-2000 checkpoint took 1.5-1.8x as long. Entered once the data are loaded and the
+    kernels compiled (threadpoolctl limits the libraries loaded when it is entered); leaves
+    numba's threads (OpenMP or TBB) alone."""
+    return threadpool_limits(1, user_api="blas")
 
 
 def measure(solver, train, test):

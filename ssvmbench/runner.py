@@ -22,7 +22,7 @@ from ssvmbench.data import load_split
 from ssvmbench.errors import Incompatible, PluginError, UserError
 from ssvmbench.messages import say
 from ssvmbench.metrics import check_split_metric
-from ssvmbench.monitor import evaluation_threads, measure, schedule
+from ssvmbench.monitor import evaluation_threads, measure, one_blas_thread, schedule
 from ssvmbench.paths import data_root
 from ssvmbench.plugins import blamed
 from ssvmbench.provenance import attributes
@@ -189,7 +189,7 @@ def _run_owned(settings, here, overrides, sweep, points, eval_threads):
             log = here.open_log({**attributes(here.config, overrides, settings, solver, split,
                                             lam), "jit_s": jit_s})
         try:
-            with log:
+            with log, one_blas_thread():      # after the warm-up: every BLAS is loaded
                 _train(settings, solver, train, test, points, log, signals, clock,
                        lambda: here.save_state(solver, clock), here.owned)
                 if settings.save_weights:

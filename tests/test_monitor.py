@@ -5,12 +5,16 @@ import os
 import numba
 import numpy as np
 import pytest
+from threadpoolctl import threadpool_info
 
+from ssvmbench import api, runner
 from ssvmbench.data.scenes import load_scenes
 from ssvmbench.data.synthetic import random_chains, random_hashed_chains
 from ssvmbench.errors import UserError
 from ssvmbench.monitor import evaluation_threads, schedule
 from ssvmbench.settings import resolve_lambda
+from ssvmbench.solvers import registered
+from ssvmbench.solvers.bcfw import BCFW
 from ssvmbench.tasks import chain, make_task
 
 
@@ -134,3 +138,45 @@ def test_evaluation_threads_share_the_cores_among_a_sweeps_parallel_runs():
     assert evaluation_threads() == cores
     assert evaluation_threads(parallel_jobs=cores) == 1
     assert evaluation_threads(parallel_jobs=4 * cores) == 1
+
+
+class BLASThreadsSeen(BCFW):
+    """BCFW noting the threads of every loaded BLAS library (and numba's) while it solves and
+    while its iterates are measured."""
+
+    name = "blas_threads_seen"
+    seen = []
+
+    def _note(self, when):
+        blas = {info["filepath"]: info["num_threads"]
+                for info in threadpool_info() if info["user_api"] == "blas"}
+        self.seen.append((when, self.task.n, blas, numba.get_num_threads()))
+
+    def advance(self, budget):
+        self._note("solve")
+        return super().advance(budget)
+
+    def iterates(self):
+        self._note("evaluate")
+        return super().iterates()
+
+
+def test_a_run_solves_and_evaluates_with_blas_on_one_thread(data_root, tmp_path,
+                                                            monkeypatch):
+    """OpenBLAS's workers spin for a while after a threaded call (the checkpoint's ``w @ w``)
+    on the cores the evaluation's numba threads need: a run keeps BLAS on one thread (numpy's
+    and scipy's libraries) through its timed loop, and numba's threads as they were."""
+    monkeypatch.setitem(registered(), BLASThreadsSeen.name, BLASThreadsSeen)
+    monkeypatch.setattr(BLASThreadsSeen, "seen", [])
+    before = {info["filepath"]: info["num_threads"] for info in threadpool_info()}
+    _, attrs = api.run([f"solver={BLASThreadsSeen.name}", "data=ocr", "+data.subset=0.05",
+                        "lambda=0.01", "solver.passes=2"], tmp_path / "run")
+    assert attrs["status"] == "finished"
+    timed = [(when, blas, threads) for when, n, blas, threads in BLASThreadsSeen.seen
+             if n > runner.WARM_UP_EXAMPLES]          # not the warm-up's (compiling)
+    assert {when for when, _, _ in timed} == {"solve", "evaluate"}
+    for when, blas, threads in timed:
+        assert blas and set(blas.values()) == {1}, (when, blas)
+        assert threads == evaluation_threads(), when
+    after = {info["filepath"]: info["num_threads"] for info in threadpool_info()}
+    assert {path: after[path] for path in before} == before     # restored after the run
