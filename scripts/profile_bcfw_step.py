@@ -2,15 +2,24 @@
 timed over all examples in file order, at the iterate after two passes, cumulative.
 
 Usage: python scripts/profile_bcfw_step.py [OVERRIDES...]   (default: data=ocr lambda=0.01)
-The last line is a real BCFW pass (the paper's uniform sampling) for comparison.
+The last lines account for the rest of a real BCFW pass (the paper's uniform sampling):
+all stages in the order of a uniform draw (what the sampling order costs: the examples'
+rows of ``mu``, features and bigram blocks are no longer read in memory order), the solver's
+own compiled pass (``bcfw_steps``: the kernels reached through
+:mod:`ssvmbench.tasks.kernels`, the real step size) in file order and in that draw, and a
+real pass.
 """
 
 import sys
+
+import statistics
+import time
 
 import numba as nb
 import numpy as np
 from stage_timing import prepared, print_pass_time, print_stage_times
 
+from ssvmbench.solvers.bcfw import DualState, bcfw_steps
 from ssvmbench.tasks import chain
 
 STAGES = ["scores", "+ loss-augmented Viterbi", "+ residual and <w, d>", "+ ||d||^2",
@@ -18,13 +27,14 @@ STAGES = ["scores", "+ loss-augmented Viterbi", "+ residual and <w, d>", "+ ||d|
 
 
 @nb.njit
-def first_stages(stages, w, mu, Psum, blocks, dims, data, normalized, max_len, avg_U, C):
-    """The first ``stages`` stages of a BCFW step for every example, with step 0.3 (the
-    step size does not change the work)."""
+def first_stages(stages, w, mu, Psum, blocks, dims, data, normalized, max_len, avg_U, C,
+                 order):
+    """The first ``stages`` stages of a BCFW step for the examples ``order``, with step 0.3
+    (the step size does not change the work)."""
     U, delta, y, R, E = chain.buffers(max_len, dims[1])
     x_dense = np.zeros(dims[0])
     total = 0.0
-    for i in range(len(data[0]) - 1):
+    for i in order:
         t0 = data[0][i]
         T = chain.unary_scores(w, 1.0, dims, data, i, U)
         if stages > 1:
@@ -42,13 +52,44 @@ def first_stages(stages, w, mu, Psum, blocks, dims, data, normalized, max_len, a
     return total
 
 
+def state_copies(solver):
+    """``(dual, blocks, avg)`` of ``solver``, copied (a timed pass changes them)."""
+    alpha = solver.alpha.copy()
+    mu, Psum = solver.task.dual_views(alpha)
+    a = solver.averages
+    return (DualState(solver.w.copy(), solver.ell.copy(), mu, Psum, solver.ell_i.copy()),
+            tuple(b.copy() for b in solver.blocks),
+            a.arrays()._replace(U=a.U.copy(), S=a.S.copy(), C=a.C.copy(), L=a.L.copy()))
+
+
+def print_kernel_time(name, solver, train, order):
+    """Median milliseconds of the solver's compiled pass over ``order`` from copies of its
+    state (the first call is not counted)."""
+    times = []
+    for _ in range(6):
+        dual, blocks, avg = state_copies(solver)
+        start = time.perf_counter()
+        bcfw_steps(solver.problem, dual, blocks, order, True, solver.steps, avg, train.max_len)
+        times.append(time.perf_counter() - start)
+    print(f"{name:>35}: {statistics.median(times[1:]) * 1e3:8.1f} ms")
+
+
 def main(overrides):
     solver, train = prepared(["solver=bcfw", "data=ocr", "lambda=0.01", *overrides])
     solver.run_until(2 * train.n)
-    print_stage_times(STAGES, first_stages, lambda: (
-        solver.w.copy(), solver.mu.copy(), solver.Psum.copy(),
-        tuple(b.copy() for b in solver.blocks), train.dims, train.data, train.normalized,
-        train.max_len, solver.averages.U.copy(), solver.averages.C.copy()))
+    file_order = np.arange(train.n)
+    drawn = np.random.default_rng(0).integers(0, train.n, size=train.n)
+
+    def arguments(order):
+        return lambda: (solver.w.copy(), solver.mu.copy(), solver.Psum.copy(),
+                        tuple(b.copy() for b in solver.blocks), train.dims, train.data,
+                        train.normalized, train.max_len, solver.averages.U.copy(),
+                        solver.averages.C.copy(), order)
+    print_stage_times(STAGES, first_stages, arguments(file_order))
+    print_stage_times(STAGES[-1:], lambda _, *args: first_stages(len(STAGES), *args),
+                      arguments(drawn), ["... in a uniform draw's order"])
+    print_kernel_time("BCFW's own pass kernel, file order", solver, train, file_order)
+    print_kernel_time("... in that draw's order", solver, train, drawn)
     print_pass_time("BCFW pass (uniform sampling)", solver, train, 3)
 
 

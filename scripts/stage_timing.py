@@ -15,10 +15,11 @@ def prepared(overrides):
     return solver, train
 
 
-def print_stage_times(names, first_stages, arguments):
+def print_stage_times(names, first_stages, arguments, labels=None):
     """For ``k = 1, 2, ...`` the median seconds of ``first_stages(k, *arguments())`` (fresh
-    arguments each call; the first call compiles and is not counted), as milliseconds."""
-    for stages, name in enumerate(names, start=1):
+    arguments each call; the first call compiles and is not counted), as milliseconds,
+    printed beside ``labels`` (default: ``names``)."""
+    for stages, name in zip(range(1, len(names) + 1), labels or names):
         times = []
         for _ in range(6):
             args = arguments()

@@ -71,8 +71,10 @@ def block_step(problem, dual, blocks, i, line_search, k, avg, work):
     k += 1
     start_step(avg, k)
     if gamma > 0.0:
+        # w is not averaged (the dual state is): no average records, given as empty views
+        # (empty new arrays would be two allocations per step)
         add_direction(dual.w, -gamma / (lam * n), dims, data, t0, T, work.R, work.E,
-                      np.empty((0, 0)), np.empty(0))
+                      avg.U[:0], avg.C[:0])
         blocks = move_marginals(dual.mu, dual.Psum, blocks, data, i, t0, T, gamma, work.R,
                                 work.E, avg.U, avg.C)
         new_ell_i = (1.0 - gamma) * dual.ell_i[i] + gamma * loss / n
