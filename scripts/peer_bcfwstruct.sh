@@ -25,16 +25,10 @@ command -v octave >/dev/null || {
 TMP=
 trap '[ -z "$TMP" ] || rm -rf "$TMP"' EXIT
 TMP=$(mktemp -d)
-repo=${BCFWSTRUCT_REPO:-}
-if [ -z "$repo" ]; then
-    repo=$TMP/upstream
-    git clone -q --bare https://github.com/ppletscher/BCFWstruct "$repo"
-fi
-rev=$(git -C "$repo" rev-parse "${BCFWSTRUCT_REV:-HEAD}^{commit}")
-mkdir "$TMP/src"
-git -C "$repo" archive "$rev" | tar -x -C "$TMP/src"
+. "$HERE/scripts/peer_source.sh"
+summary=$(peer_source https://github.com/ppletscher/BCFWstruct "${BCFWSTRUCT_REPO:-}" \
+    "${BCFWSTRUCT_REV:-}" "$TMP/src")
 date; uptime; octave --version 2>/dev/null | head -1
-"$PY" "$HERE/scripts/peer_bcfwstruct.py" --src "$TMP/src" \
-    --rev "$(git -C "$repo" log -1 --format='%h (%cs) %s' "$rev")" \
+"$PY" "$HERE/scripts/peer_bcfwstruct.py" --src "$TMP/src" --rev "$summary" \
     --data-root "${SSVMBENCH_DATA_DIR:?set SSVMBENCH_DATA_DIR to the datasets folder}" "$@"
 date; uptime

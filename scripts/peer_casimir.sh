@@ -49,14 +49,9 @@ build_casimir() {   # $1: their source tree, extracted
 # (pip's warnings about index locations of this machine's pip configuration are dropped)
 "${PIP[@]}" "$HERE" numpy "$CYTHON" setuptools scikit-learn 2>&1 \
     | { grep -v 'is ignored: it is neither a file nor a directory' || true; }
-repo=${CASIMIR_REPO:-}
-if [ -z "$repo" ]; then
-    repo=$TMP/upstream
-    git clone -q --bare https://github.com/krishnap25/casimir "$repo"
-fi
-rev=$(git -C "$repo" rev-parse "${CASIMIR_REV:-HEAD}^{commit}")
-mkdir "$TMP/src"
-git -C "$repo" archive "$rev" | tar -x -C "$TMP/src"
+. "$HERE/scripts/peer_source.sh"
+summary=$(peer_source https://github.com/krishnap25/casimir "${CASIMIR_REPO:-}" \
+    "${CASIMIR_REV:-}" "$TMP/src")
 build_casimir "$TMP/src"
 PYTHONPATH=$TMP/src "$VENV/bin/python" -c "import casimir.data.named_entity_recognition" || {
     echo "peer_casimir.sh: their NER modules do not import after the build" >&2
@@ -65,6 +60,6 @@ PYTHONPATH=$TMP/src "$VENV/bin/python" -c "import casimir.data.named_entity_reco
 date; uptime
 NUMBA_NUM_THREADS=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
     "$VENV/bin/python" "$HERE/scripts/peer_casimir.py" --casimir-src "$TMP/src" \
-    --casimir-rev "$(git -C "$repo" log -1 --format='%h (%cs) %s' "$rev")" \
+    --casimir-rev "$summary" \
     --data-root "${SSVMBENCH_DATA_DIR:?set SSVMBENCH_DATA_DIR to the datasets folder}" "${@:2}"
 date; uptime
