@@ -316,12 +316,12 @@ def across_presets(checked):
     groups = {}
     for check, verdict in checked:
         if check.get("across") and verdict.comparable and verdict.holds is not None:
-            groups.setdefault(" ".join(check["quote"].split()), []).append(verdict)
+            groups.setdefault(_sentence(check), []).append(verdict)
     tallies = {quote: (sum(v.panels[0] for v in vs), sum(v.panels[1] for v in vs), len(vs))
                for quote, vs in groups.items()}
     judged = []
     for check, verdict in checked:
-        tally = tallies.get(" ".join(check["quote"].split())) if check.get("across") else None
+        tally = tallies.get(_sentence(check)) if check.get("across") else None
         if tally:
             held, total, presets = tally
             verdict = dataclasses.replace(
@@ -330,6 +330,11 @@ def across_presets(checked):
                        f"comparable panels of {presets} figures hold")
         judged.append((check, verdict))
     return judged
+
+
+def _sentence(check):
+    """The quoted sentence, its white space as one space (the key of ``across`` checks)."""
+    return " ".join(check["quote"].split())
 
 
 def _enough(check, good, total):

@@ -231,18 +231,18 @@ def check_preset(preset, options, df):
     the plot ``options``)."""
     center = BANDS[options.band][0]
     stats = {}
-    verdicts = []
-    for check in preset["checks"] or []:
+
+    def verdict_of(check):
         key = (check["y"], check.get("best_of"))
         if key not in stats:
             stats[key] = _stats(df, *key, center)
-        verdict = claims.evaluate(check, stats[key], center)
+        return claims.evaluate(check, stats[key], center)
+
+    verdicts = []
+    for check in preset["checks"] or []:
+        verdict = verdict_of(check)
         if "alternative" in check:
-            other = claims.reading(check)
-            key = (other["y"], other.get("best_of"))
-            if key not in stats:
-                stats[key] = _stats(df, *key, center)
-            verdict.other = claims.evaluate(other, stats[key], center)
+            verdict.other = verdict_of(claims.reading(check))
         verdicts.append((check, verdict))
     return verdicts
 
