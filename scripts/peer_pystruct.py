@@ -30,10 +30,18 @@ Prints, per method and pass, the training seconds (CPU, cumulative; ssvmbench's 
 and the objective / duality-gap passes pystruct makes inside ``fit`` excluded), the test error
 (the mean per-word normalized Hamming, BCFW's test error, and the per-letter error) and the
 primal objective, computed for every method by ssvmbench on the training set (for pystruct
-on its ``w`` mapped); then the seconds per pass (the slope between pass 1 and the last) and
-checks that the two sides agree: pystruct's own primal against ssvmbench's on the same
-``w``, and their test decodings of it. Run by ``scripts/peer_pystruct.sh`` in its own
-virtual environment, where pystruct is built.
+on its ``w`` mapped); then checks that the two sides agree: pystruct's own primal against
+ssvmbench's on the same ``w``, and their test decodings of it. The timing comes after, in
+interleaved rounds (:mod:`peer_rounds`): in each round, per solver, a fresh ssvmbench
+solver's P = ``--timed-passes`` passes (compile excluded) and, right after it, a fresh
+pystruct ``fit(max_iter=P)``. Ours and pystruct's bare pass are the slope between pass 1 and
+pass P (CPU seconds; for pystruct less its objective / duality-gap computations), the pass
+as it recurs: pystruct FW's first pass also touches its ``n x d`` matrix of dual blocks
+(6,251 x 4,082 doubles, 204 MB, allocated by ``np.zeros``) for the first time. The whole
+``fit`` over P is the other pystruct figure (what a user of ``fit`` waits for: with FW's
+first pass, its gap after pass 1 and the final objective; SSG's objective after every pass
+and at the end). Run by ``scripts/peer_pystruct.sh`` in its own virtual environment, where
+pystruct is built.
 """
 
 import argparse
@@ -41,6 +49,7 @@ import time
 
 import numpy as np
 import pystruct
+from peer_rounds import loads, run_rounds, summary
 from pystruct.learners import FrankWolfeSSVM, SubgradientSSVM
 from pystruct.models import ChainCRF
 
@@ -49,6 +58,9 @@ from ssvmbench.solvers import make_solver
 from ssvmbench.tasks import make_task
 
 SSVMBENCH_OPTIONS = {"sampling": "permutation"}
+# (peer, ours) pairs whose ratios the summary shows
+PAIRS = [("pystruct fw bare", "ssvmbench bcfw"), ("pystruct fw fit", "ssvmbench bcfw"),
+         ("pystruct ssg bare", "ssvmbench ssg"), ("pystruct ssg fit", "ssvmbench ssg")]
 
 
 def chains(ds):
@@ -124,8 +136,9 @@ def excluding(cls):
 
 
 def pystruct_rows(X, Y, solver, lam, passes, seed):
-    """(pass, CPU seconds, w) after every pass of pystruct's ``solver`` ("fw" or "ssg"), and
-    pystruct's own primal objective (its ``objective_primal``, times ``lam``) at the end."""
+    """(pass, CPU seconds, w) after every pass of pystruct's ``solver`` ("fw" or "ssg"),
+    pystruct's own primal objective (its ``objective_primal``, times ``lam``) at the end, and
+    the CPU seconds of the whole ``fit``."""
     n, F, L = len(X), X[0].shape[1] - 2, 26
     model = NormalizedChainCRF(n_states=L, n_features=F + 2, inference_method="max-product")
     C = 1.0 / (lam * n)
@@ -148,8 +161,20 @@ def pystruct_rows(X, Y, solver, lam, passes, seed):
             break_on_no_constraints=False, logger=clock)
     clock.start = time.process_time()
     learner.fit(X, Y)
+    fit_seconds = time.process_time() - clock.start
     final = learner.primal_objective_curve_ if solver == "fw" else learner.objective_curve_
-    return model, clock.rows, lam * final[-1]
+    return model, clock.rows, lam * final[-1], fit_seconds
+
+
+def pystruct_pass(X, Y, solver, lam, passes, seed):
+    """A round's measurement: a fresh ``fit(max_iter=passes)``'s bare pass (the slope of its
+    CPU seconds, the objective / duality-gap computations left out, between pass 1 and the
+    last) and its whole ``fit`` over ``passes``."""
+    def run():
+        _, rows, _, fit_seconds = pystruct_rows(X, Y, solver, lam, passes, seed)
+        return {f"pystruct {solver} bare": (rows[-1][1] - rows[0][1]) / (passes - 1),
+                f"pystruct {solver} fit": fit_seconds / passes}
+    return run
 
 
 def errors(ds, predicted):
@@ -164,11 +189,27 @@ def primal(tr, w, lam):
     return 0.5 * lam * (w @ w) + tr.evaluate(w, with_hinge=True)[0]
 
 
-def ssvmbench_rows(tr, te, solver, lam, passes, seed):
-    """(pass, CPU seconds, {iterate: (test errors, primal)}) after every pass; compiled
-    first on two words (compile time is not training time)."""
+def compile_solver(tr, solver, lam, seed):
+    """Compiles ``solver`` on two words (compile time is not training time)."""
     warm = make_task(tr.dataset.subset(range(2)))
     make_solver(solver, warm, lam, SSVMBENCH_OPTIONS, seed).run_until(2 * warm.n)
+
+
+def ssvmbench_pass(tr, solver, lam, passes, seed):
+    """A round's measurement: a fresh solver's CPU seconds per pass, the slope between pass
+    1 and pass ``passes`` (as pystruct's bare pass)."""
+    def run():
+        s = make_solver(solver, tr, lam, SSVMBENCH_OPTIONS, seed)
+        s.run_until(tr.n)
+        start = time.process_time()
+        s.run_until(passes * tr.n)
+        return {f"ssvmbench {solver}": (time.process_time() - start) / (passes - 1)}
+    return run
+
+
+def ssvmbench_rows(tr, te, solver, lam, passes, seed):
+    """(pass, CPU seconds, {iterate: (test errors, primal)}) after every pass (compiled
+    before: :func:`compile_solver`)."""
     s = make_solver(solver, tr, lam, SSVMBENCH_OPTIONS, seed)
     rows, spent = [], 0.0
     for p in range(1, passes + 1):
@@ -191,7 +232,15 @@ def main():
     parser.add_argument("--lam", type=float, default=0.01, help="lambda (BCFW's OCR: 0.01)")
     parser.add_argument("--passes", type=int, default=10, help="passes of every method")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="interleaved timing rounds (default 3)")
+    parser.add_argument("--timed-passes", type=int, default=3,
+                        help="passes per timed run, ssvmbench's and pystruct's fit "
+                             "(default 3, at least 2)")
     args = parser.parse_args()
+    if args.timed_passes < 2:
+        parser.error("--timed-passes must be at least 2 (a slope between pass 1 and the last)")
+    load_start = loads()
     split = load_split("ocr", root=args.data_root)
     train, test = split.train, split.test
     tr, te = make_task(train), make_task(test)
@@ -203,36 +252,38 @@ def main():
           f"letters), {F} features + first/last "
           f"indicators for pystruct, {L} labels, lambda {args.lam:g} "
           f"(pystruct C = 1/(lambda n) = {1 / (args.lam * train.n):.6g})")
-    slopes, checks = [], []
+    checks = []
     for solver in ("bcfw", "ssg"):
+        compile_solver(tr, solver, args.lam, args.seed)
         rows = ssvmbench_rows(tr, te, solver, args.lam, args.passes, args.seed)
         for p, seconds, results in rows:
             line = "; ".join(f"{name} {shown(*r)}" for name, r in results.items())
             print(f"ssvmbench {solver:4s} pass {p:2d}: {seconds:7.2f} s CPU  {line}")
-        slopes.append((f"ssvmbench {solver}", rows))
     X, Y = chains(train)
     Xtest, _ = chains(test)
     for solver in ("fw", "ssg"):
-        model, rows, own_primal = pystruct_rows(X, Y, solver, args.lam, args.passes,
-                                                args.seed)
+        model, rows, own_primal, _ = pystruct_rows(X, Y, solver, args.lam, args.passes,
+                                                   args.seed)
         for p, seconds, w in rows:
             predicted = np.concatenate(model.batch_inference(Xtest, w))
             ours = to_ssvmbench(w, F, L)
             print(f"pystruct  {solver:4s} pass {p:2d}: {seconds:7.2f} s CPU  raw "
                   f"{shown(errors(test, predicted), primal(tr, ours, args.lam))}")
-        slopes.append((f"pystruct  {solver}", rows))
         differ = int(np.sum(predicted != te.evaluate(ours, False)[2]))
         checks.append(f"pystruct  {solver}, w after pass {p}: pystruct's primal "
                       f"{own_primal:.6f}, ssvmbench's {primal(tr, ours, args.lam):.6f}; test "
                       f"decodings differ on {differ} of {test.n_tokens} letters")
-    print("CPU seconds per pass (slope between pass 1 and the last):")
-    for name, rows in slopes:
-        (p0, t0, _), (p1, t1, _) = rows[0], rows[-1]
-        print(f"  {name:14s} {(t1 - t0) / max(p1 - p0, 1):8.3f} s/pass  "
-              f"(pass 1: {t0:.3f} s)")
     print("Checks, the same w on both sides:")
     for line in checks:
         print(f"  {line}")
+    P = args.timed_passes
+    measurements = [ssvmbench_pass(tr, "bcfw", args.lam, P, args.seed),
+                    pystruct_pass(X, Y, "fw", args.lam, P, args.seed),
+                    ssvmbench_pass(tr, "ssg", args.lam, P, args.seed),
+                    pystruct_pass(X, Y, "ssg", args.lam, P, args.seed)]
+    samples = run_rounds(args.rounds, measurements)
+    for line in summary(samples, PAIRS, load_start, loads(), unit="s per pass, CPU"):
+        print(line)
 
 
 if __name__ == "__main__":

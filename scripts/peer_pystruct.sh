@@ -3,7 +3,8 @@
 # on OCR, the same split and features, one thread each, in a virtual environment of its own
 # (default .venv-pystruct here):
 #   scripts/peer_pystruct.sh [VENV [OPTION...]]   (data: $SSVMBENCH_DATA_DIR, as the loaders
-#                                                   find it; OPTIONs go to peer_pystruct.py)
+#                                                   find it; OPTIONs go to peer_pystruct.py,
+#                                                   e.g. --rounds 5)
 # Offline, PYSTRUCT_REPO=path names a clone of github.com/pystruct/pystruct (bare or not).
 # The 0.3.2 sdist neither builds nor runs as shipped on Python 3.11 and numpy 2, so the first
 # run patches and builds it (build_pystruct); later runs keep that build while it imports.
@@ -91,3 +92,4 @@ date; uptime
 NUMBA_NUM_THREADS=1 OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1 \
     "$VENV/bin/python" "$HERE/scripts/peer_pystruct.py" \
     --data-root "${SSVMBENCH_DATA_DIR:?set SSVMBENCH_DATA_DIR to the datasets folder}" "${@:2}"
+date; uptime
