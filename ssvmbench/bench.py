@@ -130,16 +130,17 @@ def _evaluation_seconds(solver, train, test):
 def _oracle_costs(train, settings, passes):
     """Median seconds of an oracle pass (every example's value and gradient, summed as in
     SVRG's full gradient) for max, top-K and exp at the same random weights (the oracles the
-    task can run: no exp for matchings)."""
+    task can run: no exp for matchings); top-K with the chosen ``oracle.ties``."""
     chosen = settings.oracle
     K = chosen.K if chosen.name == "topk" else 5
     mu = chosen.mu if chosen.name != "max" else 1.0
+    ties = chosen.ties if chosen.name == "topk" else "scan"
     w = np.random.default_rng(0).normal(scale=0.01, size=train.d)
     g = np.empty(train.d)
     print(f"data={settings.data} n={train.n} rows={train.n_rows} labels={train.n_labels} "
           f"d={train.d}; one oracle pass = n calls at the same w")
     base = None
-    for oracle in (Oracle(), Oracle("topk", K, mu), Oracle("exp", 1, mu)):
+    for oracle in (Oracle(), Oracle("topk", K, mu, ties), Oracle("exp", 1, mu)):
         if oracle.name not in train.oracles:
             print(f"{oracle.name:>14}: intractable for {train.kind} tasks")
             continue

@@ -330,6 +330,9 @@ def test_smoothed_solver_run_and_oracle_costs(data_root, tmp_path):
                     cwd=tmp_path).stdout
     for fragment in ("max:", "topk-K5-mu1:", "exp-mu1:", "x max"):
         assert fragment in out
+    out = ssvmbench("bench", "--oracles", "oracle=topk", "+oracle.ties=casimir", "--passes",
+                    "5", cwd=tmp_path).stdout        # the top-K timed is the one chosen
+    assert "topk-K5-mu1-ties=casimir:" in out
 
 
 def test_conll2000_run_logs_chunk_f1(conll2000_root, tmp_path):
