@@ -394,11 +394,12 @@ def direction_sqnorm(dims, data, t0, T, R, E, x_dense):
 
 @nb.njit(cache=True, inline="always")
 def nonzero_row(r):
-    """Has the row ``r`` a non-zero entry?"""
+    """Has the row ``r`` a non-zero entry? (No early exit: the loop is one SIMD
+    reduction, and most rows of a BCFW residual are zero.)"""
+    any_ = False
     for l in range(len(r)):
-        if r[l] != 0.0:
-            return True
-    return False
+        any_ |= r[l] != 0.0
+    return any_
 
 
 @nb.njit(cache=True)
@@ -690,6 +691,8 @@ def move_marginals(mu, Psum, blocks, data, i, t0, T, gamma, R, E, U, C):
     L = mu.shape[1]
     n_mu = mu.size
     for t in range(T):            # zero residuals skipped: they would add exact zeros
+        if not nonzero_row(R[t]):
+            continue
         for l in range(L):
             r = R[t, l]
             if r != 0.0:
