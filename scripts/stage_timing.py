@@ -18,7 +18,8 @@ def prepared(overrides):
 def print_stage_times(names, first_stages, arguments, labels=None):
     """For ``k = 1, 2, ...`` the median seconds of ``first_stages(k, *arguments())`` (fresh
     arguments each call; the first call compiles and is not counted), as milliseconds,
-    printed beside ``labels`` (default: ``names``)."""
+    printed beside ``labels`` (default: ``names``); returns them (seconds)."""
+    medians = []
     for stages, name in zip(range(1, len(names) + 1), labels or names):
         times = []
         for _ in range(6):
@@ -26,11 +27,16 @@ def print_stage_times(names, first_stages, arguments, labels=None):
             start = time.perf_counter()
             first_stages(stages, *args)
             times.append(time.perf_counter() - start)
-        print(f"{name:>35}: {statistics.median(times[1:]) * 1e3:8.1f} ms")
+        medians.append(statistics.median(times[1:]))
+        print(f"{name:>35}: {medians[-1] * 1e3:8.1f} ms")
+    return medians
 
 
 def print_pass_time(name, solver, train, passes):
-    """Milliseconds per pass of ``passes`` more passes of ``solver`` (its own sampling)."""
+    """Milliseconds per pass of ``passes`` more passes of ``solver`` (its own sampling),
+    printed; returns the seconds per pass."""
     start = time.perf_counter()
     solver.run_until(solver.oracle_calls + passes * train.n)
-    print(f"{name:>35}: {(time.perf_counter() - start) / passes * 1e3:8.1f} ms")
+    seconds = (time.perf_counter() - start) / passes
+    print(f"{name:>35}: {seconds * 1e3:8.1f} ms")
+    return seconds

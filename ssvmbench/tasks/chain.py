@@ -337,18 +337,51 @@ def decode(w, dims, data, normalized, i, U, T, delta, y):
 def direction_sqnorm(dims, data, t0, T, R, E, x_dense):
     """Squared norm of the direction ``(R, E)``: ``sum_{t,u} <x_t, x_u> <R_t, R_u>`` plus
     the transition and bias blocks. ``x_dense`` is an all-zero ``(F,)`` scratch array
-    (left all-zero) used to scatter one token's features for the Gram entries."""
+    (left all-zero) used to scatter one token's features for the Gram entries.
+
+    Zero entries of ``R`` are skipped (a BCFW residual ``e_y - mu_t`` has one to three
+    non-zeros of ``L``, and most rows are zero): a product with a zero adds an exact zero,
+    so every sum takes the same non-zero terms in the same order and the result is the
+    same to the bit."""
     feat_ptr, feat_idx, feat_val = data[2], data[3], data[4]
     L = dims[1]
     s = 0.0
     for t in range(T):
+        if not nonzero_row(R[t]):
+            continue
         p0, p1 = feat_ptr[t0 + t], feat_ptr[t0 + t + 1]
         for p in range(p0, p1):
             x_dense[feat_idx[p]] = feat_val[p]
+        # the first four non-zeros of R[t] (labels l0 < l1 < ... and values a0, a1, ...)
+        n_t, l0, l1, l2, l3 = 0, 0, 0, 0, 0
+        a0 = a1 = a2 = a3 = 0.0
+        for l in range(L):
+            a = R[t, l]
+            if a != 0.0:
+                if n_t == 0:
+                    l0, a0 = l, a
+                elif n_t == 1:
+                    l1, a1 = l, a
+                elif n_t == 2:
+                    l2, a2 = l, a
+                elif n_t == 3:
+                    l3, a3 = l, a
+                n_t += 1
         for u in range(t, T):
-            r = 0.0
-            for l in range(L):
-                r += R[t, l] * R[u, l]
+            if n_t <= 4:
+                r = a0 * R[u, l0]
+                if n_t > 1:
+                    r += a1 * R[u, l1]
+                    if n_t > 2:
+                        r += a2 * R[u, l2]
+                        if n_t > 3:
+                            r += a3 * R[u, l3]
+            else:
+                r = 0.0
+                for l in range(L):
+                    a = R[t, l]
+                    if a != 0.0:
+                        r += a * R[u, l]
             if r != 0.0:
                 k = 0.0
                 for q in range(feat_ptr[t0 + u], feat_ptr[t0 + u + 1]):
@@ -357,6 +390,16 @@ def direction_sqnorm(dims, data, t0, T, R, E, x_dense):
         for p in range(p0, p1):
             x_dense[feat_idx[p]] = 0.0
     return s + label_sqnorm(R, T, E)
+
+
+@nb.njit(cache=True, inline="always")
+def nonzero_row(r):
+    """Has the row ``r`` a non-zero entry? (No early exit: the loop is one SIMD
+    reduction, and most rows of a BCFW residual are zero.)"""
+    any_ = False
+    for l in range(len(r)):
+        any_ |= r[l] != 0.0
+    return any_
 
 
 @nb.njit(cache=True)
@@ -437,9 +480,10 @@ def direction_dot(w, dims, data, U, T, R, E):
     off_trans = F * L
     off_first = off_trans + L * L
     s = 0.0
-    for t in range(T):
-        for l in range(L):
-            s += R[t, l] * U[t, l]
+    for t in range(T):             # zero rows skipped: they add exact zeros
+        if nonzero_row(R[t]):
+            for l in range(L):
+                s += R[t, l] * U[t, l]
     for a in range(L):
         s += R[0, a] * w[off_first + a] + R[T - 1, a] * w[off_first + L + a]
     keys, vals = E[0], E[1]
@@ -468,23 +512,41 @@ def add_direction(w, coef, dims, data, t0, T, R, E, U, C):
     W = w[:F * L].reshape((F, L))
     for t in range(T):
         r = R[t]
-        nonzero = False
+        nonzero = 0
         for l in range(L):
-            if r[l] != 0.0:
-                nonzero = True
-                break
-        if not nonzero:
+            nonzero += r[l] != 0.0
+        if nonzero == 0:
             continue
         p, p1 = feat_ptr[t0 + t], feat_ptr[t0 + t + 1]
-        scatter_add(W, coef, feat_idx, feat_val, p, p1, r)
+        few = 4 * nonzero <= L
+        scatter_row(W, coef, feat_idx, feat_val, p, p1, r, few)
         for j in range(len(C)):
-            scatter_add(U[j, :F * L].reshape((F, L)), coef * C[j], feat_idx, feat_val, p, p1, r)
+            scatter_row(U[j, :F * L].reshape((F, L)), coef * C[j], feat_idx, feat_val, p, p1,
+                        r, few)
     for a in range(L):
         _put(w, U, C, off_first + a, coef * R[0, a])
         _put(w, U, C, off_first + L + a, coef * R[T - 1, a])
     keys, vals = E[0], E[1]
     for j in range(E[2][0]):
         _put(w, U, C, off_trans + keys[j], coef * vals[j])
+
+
+@nb.njit(cache=True, inline="always")
+def scatter_row(W, coef, feat_idx, feat_val, p, p1, r, few):
+    """``W[feat_idx[q]] += coef * feat_val[q] * r`` for ``p <= q < p1``: by the labels
+    where ``r`` is non-zero if they are ``few`` (a BCFW residual has one to three of
+    ``L``), else by rows (:func:`scatter_add`). Each entry of ``W`` receives the same
+    product either way (the rows are distinct, and a zero ``r[l]`` adds an exact zero to
+    an entry that is never ``-0.0``: sums that start at ``+0.0`` never give ``-0.0``), so
+    the result is the same to the bit."""
+    if few:
+        for l in range(W.shape[1]):
+            x = r[l]
+            if x != 0.0:
+                for q in range(p, p1):
+                    W[feat_idx[q], l] += coef * feat_val[q] * x
+    else:
+        scatter_add(W, coef, feat_idx, feat_val, p, p1, r)
 
 
 @nb.njit(cache=True)
@@ -628,12 +690,16 @@ def move_marginals(mu, Psum, blocks, data, i, t0, T, gamma, R, E, U, C):
     :mod:`ssvmbench.solvers.averaging`)."""
     L = mu.shape[1]
     n_mu = mu.size
-    for t in range(T):
+    for t in range(T):            # zero residuals skipped: they would add exact zeros
+        if not nonzero_row(R[t]):
+            continue
         for l in range(L):
-            delta = gamma * R[t, l]
-            mu[t0 + t, l] += delta
-            for j in range(len(C)):
-                U[j, (t0 + t) * L + l] += C[j] * delta
+            r = R[t, l]
+            if r != 0.0:
+                delta = gamma * r
+                mu[t0 + t, l] += delta
+                for j in range(len(C)):
+                    U[j, (t0 + t) * L + l] += C[j] * delta
     keys, vals = E[0], E[1]
     for q in range(E[2][0]):
         delta = gamma * vals[q]

@@ -31,13 +31,19 @@ def bigram_counts(y, T, L, keys, vals):
     """Sorted keys ``y[t-1] * L + y[t]`` of the bigrams of ``y[:T]`` with their counts,
     written to ``keys``/``vals``; returns their number."""
     n = 0
+    last_key, last_pos = -1, 0       # the previous bigram (a label often repeats)
     for t in range(1, T):
         key = y[t - 1] * L + y[t]
+        if key == last_key:
+            vals[last_pos] += 1.0
+            continue
+        last_key = key
         pos = n
         for q in range(n):
             if keys[q] >= key:
                 pos = q
                 break
+        last_pos = pos
         if pos < n and keys[pos] == key:
             vals[pos] += 1.0
             continue
