@@ -2,7 +2,13 @@
 kernels (issue 31): ``compiling kernels (first run only, ~N s)``, at numba's first compile
 event (none fires when every kernel loads from the cache), with ``N`` the last cold warm-up
 measured for that solver on this machine (kept across versions of the sources), or
-:data:`TYPICAL_S` before any."""
+:data:`TYPICAL_S` before any.
+
+What is measured is the compile's CPU seconds, not its wall seconds: numba compiles on the
+calling thread, so on an idle machine the two agree (within the file reads and writes, a few
+percent), while on a loaded one the wall seconds stretch with the load (after a cold start beside other jobs the line announced ~175 s for a
+warm-up of 20 s) and the CPU seconds do not. So ``N`` is the machine's idle figure whatever the load of the run that
+measured it."""
 
 import contextlib
 import json
@@ -30,7 +36,8 @@ def _read():
 
 
 def estimate(solver_name):
-    """Seconds the solver's last compiling warm-up took here (:data:`TYPICAL_S` if none)."""
+    """Seconds the solver's last compiling warm-up takes here on an idle machine (its CPU
+    seconds, :func:`compile_notice`; :data:`TYPICAL_S` if none)."""
     return _read().get(solver_name, TYPICAL_S)
 
 
@@ -75,14 +82,16 @@ class _FirstCompile(event.Listener):
 def compile_notice(solver_name):
     """Within it, numba's first compile says so in one line (and :func:`compiling` tells
     until the block ends); a block that compiled at least :data:`COLD_EVENTS` functions (a
-    cold start, not a kernel or two) is recorded as the solver's next estimate."""
+    cold start, not a kernel or two) is recorded as the solver's next estimate: the CPU
+    seconds of this thread within it, where numba compiles (not the wall seconds, which
+    grow with the machine's load)."""
     global _now_compiling
     listener = _FirstCompile(solver_name)
-    start = time.perf_counter()
+    start = time.thread_time()
     try:
         with event.install_listener("numba:compile", listener):
             yield
     finally:
         _now_compiling = None
     if listener.compiled >= COLD_EVENTS:
-        record(solver_name, time.perf_counter() - start)
+        record(solver_name, time.thread_time() - start)
