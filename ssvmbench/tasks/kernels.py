@@ -75,6 +75,8 @@ import numba as nb
 import numpy as np
 from numba import types
 from numba.core.dispatcher import Dispatcher
+from numba.core.imputils import lower_builtin
+from numba.core.typing.templates import AbstractTemplate, infer_global
 from numba.extending import overload
 
 from ssvmbench.tasks import task_of_data
@@ -123,15 +125,41 @@ def _dispatch(name):
 
     # A call costs what calling the kernel directly costs: a numba function that only
     # forwards its arguments takes a reference to every array among them per call (OCR:
-    # 14 arrays, 0.2 us; 1.5 ms of a BCFW pass per kernel), so the kernel itself is the
-    # implementation, and an oracle call's count is inlined into the caller.
-    @overload(generic, strict=False, inline="never" if counted is None else "always")
-    def _choose(*args):
-        return _implementation(_kernel(_task_of(args)), len(args), counted)
+    # 14 arrays, 0.2 us; 1.5 ms of a BCFW pass per kernel), so a call is the kernel's own
+    # (:func:`_direct`), and an oracle call's count is inlined into the caller.
+    if counted is None:
+        _direct(generic, lambda arg_types: _kernel(_task_of(arg_types)))
+    else:
+        @overload(generic, strict=False, inline="always")
+        def _choose(*args):
+            return _implementation(_kernel(_task_of(args)), len(args), counted)
 
     generic.__name__ = generic.__qualname__ = name
     generic.__module__ = __name__
     return generic
+
+
+def _direct(function, kernel_of):
+    """Type and lower a compiled call of ``function`` as a call of the kernel
+    ``kernel_of(argument types)`` itself, as if the caller named it: the kernel is compiled
+    (and cached) once per signature by its own dispatcher and linked into every caller.
+    (An ``overload`` returning the kernel's Python function compiled a copy per dispatched
+    name, uncached: BCFW's ``add_direction`` twice in a cold start, once in ``bcfw_steps``
+    and once in ``weights_from_average``.)"""
+
+    class Call(AbstractTemplate):
+        key = function
+
+        def generic(self, args, kws):
+            callee = self.context.resolve_value_type(kernel_of(args))
+            return self.context.resolve_function_type(callee, args, kws)
+
+    infer_global(function, types.Function(Call))
+
+    @lower_builtin(function, types.VarArg(types.Any))
+    def call(context, builder, sig, args):
+        callee = context.typing_context.resolve_value_type(kernel_of(sig.args))
+        return context.get_function(callee, sig)(builder, args)
 
 
 def _implementation(kernel, arity, counted):
