@@ -110,6 +110,48 @@ def test_the_compiling_line_estimates_the_idle_machine(tmp_path, monkeypatch, ca
     assert 0 < coldstart.estimate("bcfw") <= compiling + 0.1
 
 
+def test_a_cold_start_compiles_the_evaluation_beside_the_solver(data_root, tmp_path):
+    """On an empty cache, with two threads, the warm-up's second process compiles the
+    checkpoint's kernels (the tasks' ``evaluate``) while this one compiles the solver's;
+    this one then loads them from the cache and records the longer process's CPU
+    seconds. With one thread (one core, a sweep's share) nobody helps."""
+    script = """if True:
+        import sys, numba
+        from numba.core import event
+        from ssvmbench import api, coldstart, runner
+        from ssvmbench.settings import read
+        numba.set_num_threads(int(sys.argv[1]))
+        settings = read(api.config(["solver=bcfw", "data=ocr", "lambda=0.01"]))
+        split, train, _ = runner.load_tasks(settings)
+        names = []
+        class Names(event.Listener):
+            def on_start(self, ev):
+                names.append(ev.data["dispatcher"].py_func.__name__)
+            def on_end(self, ev):
+                pass
+        with event.install_listener("numba:compile", Names()):
+            runner.warm_up(settings, split, *settings.objective.at(train.n))
+        print("evaluate" in names, "bcfw_steps" in names, coldstart.estimate("bcfw"))
+    """
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
+           "XDG_CACHE_HOME": str(tmp_path / "user")}
+    out = subprocess.run([sys.executable, "-c", script, "2"], capture_output=True, text=True,
+                         env=env, timeout=600)
+    assert out.stdout.split()[:2] == ["False", "True"], out.stderr[-3000:]
+    assert 1 < float(out.stdout.split()[2]) != 20
+    import numba
+
+    from ssvmbench import coldstart
+    from ssvmbench.tasks import make_task
+    task = make_task(random_chains(3, 3, 4, seed=0))
+    threads = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        assert coldstart.evaluation_compiler(task, task) is None
+    finally:
+        numba.set_num_threads(threads)
+
+
 def test_single_run_writes_exactly_one_log(data_root, tmp_path):
     run_dir = tmp_path / "DIR"
     out = ssvmbench("run", "solver=bcfw", "data=ocr", "lambda=0.01", "seed=3", "solver.passes=2",
