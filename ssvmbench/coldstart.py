@@ -128,7 +128,8 @@ def evaluation_compiler(train, test):
     this process has one thread (one core, or a sweep's share of one): a helper would only
     compete with it. The helper is given the two tasks pickled (a task that cannot be
     pickled has no helper; a helper that fails costs only its time: the checkpoint then
-    compiles what is missing)."""
+    compiles what is missing). A stop signal at the terminal does not reach the helper, so
+    a stop that waits for the compile waits for no more than it announced."""
     import numba
 
     if numba.get_num_threads() < 2:
@@ -146,7 +147,8 @@ def evaluation_compiler(train, test):
             helper = subprocess.Popen(
                 [sys.executable, "-c", "from ssvmbench import coldstart; "
                  "coldstart.compile_evaluation()"], stdin=subprocess.PIPE,
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+                start_new_session=True)    # a Ctrl-C at the terminal stops the run only
             helper.stdin.write(tasks)
             helper.stdin.close()
         except OSError:
