@@ -96,7 +96,7 @@ class _FirstCompile(event.Listener):
 def compile_notice(solver_name, beside=None):
     """Within it, numba's first compile says so in one line (and :func:`compiling` tells
     until the block ends) and calls ``beside()``, which may start a process compiling other
-    kernels into the cache meanwhile (:func:`evaluation_compiler`; it returns the
+    kernels into the cache meanwhile (:func:`checkpoint_compiler`; it returns the
     ``Popen`` or None); the block gets an object whose ``join()`` waits for that process
     (at the latest the block's end does). A block that compiled at least
     :data:`COLD_EVENTS` functions (a cold start, not a kernel or two) is recorded as the
@@ -120,13 +120,14 @@ def compile_notice(solver_name, beside=None):
         record(solver_name, max(time.thread_time() - start, helper_s))
 
 
-def evaluation_compiler(train, test):
-    """For :func:`compile_notice`: a function starting a process that compiles the
-    evaluation kernels of the tasks ``train`` and ``test`` (a checkpoint's: ``evaluate`` of
-    each, the test metrics) into numba's cache, on the machine's other core, while this
-    process compiles the solver's; then the checkpoint loads them from the cache. None where
-    this process has one thread (one core, or a sweep's share of one): a helper would only
-    compete with it. The helper is given the two tasks pickled (a task that cannot be
+def checkpoint_compiler(settings, train, test, lam, l1):
+    """For :func:`compile_notice`: a function starting a process that compiles a
+    checkpoint's kernels into numba's cache (:mod:`ssvmbench.warm_checkpoint`: the
+    ``evaluate`` of the tasks ``train`` and ``test``, the test metrics, the solver's averaged
+    iterates), on the machine's other core, while this process compiles the solver's steps;
+    then the checkpoint loads them from the cache. None where this process has one thread
+    (one core, or a sweep's share of one): a helper would only compete with it. The helper
+    is given ``(settings, train, test, lam, l1)`` pickled (a plugin's task that cannot be
     pickled has no helper; a helper that fails costs only its time: the checkpoint then
     compiles what is missing). A stop signal at the terminal does not reach the helper, so
     a stop that waits for the compile waits for no more than it announced."""
@@ -135,7 +136,7 @@ def evaluation_compiler(train, test):
     if numba.get_num_threads() < 2:
         return None
     try:
-        tasks = pickle.dumps((train, test))
+        given = pickle.dumps((settings, train, test, lam, l1))
     except Exception:                          # noqa: BLE001 (a plugin's unpicklable task)
         return None
 
@@ -145,30 +146,14 @@ def evaluation_compiler(train, test):
             [package_root, *filter(None, [os.environ.get("PYTHONPATH")])])}
         try:
             helper = subprocess.Popen(
-                [sys.executable, "-c", "from ssvmbench import coldstart; "
-                 "coldstart.compile_evaluation()"], stdin=subprocess.PIPE,
+                [sys.executable, "-c", "from ssvmbench import warm_checkpoint; "
+                 "warm_checkpoint.main()"], stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
                 start_new_session=True)    # a Ctrl-C at the terminal stops the run only
-            helper.stdin.write(tasks)
+            helper.stdin.write(given)
             helper.stdin.close()
         except OSError:
             return None
         return helper
 
     return start
-
-
-def compile_evaluation():
-    """The helper's side of :func:`evaluation_compiler`: the tasks from stdin, their
-    kernels in the cache the run uses (:func:`ssvmbench.keyed_cache.use`), a checkpoint's
-    calls on a zero weight vector (of the solvers' type)."""
-    import numpy as np
-
-    from ssvmbench import keyed_cache
-    from ssvmbench.metrics import test_scores
-
-    train, test = pickle.load(sys.stdin.buffer)
-    keyed_cache.use()
-    train.evaluate(np.zeros(train.d), with_hinge=True)
-    _, _, predictions = test.evaluate(np.zeros(test.d), with_hinge=False)
-    test_scores(test.dataset, predictions)

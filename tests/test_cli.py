@@ -112,7 +112,8 @@ def test_the_compiling_line_estimates_the_idle_machine(tmp_path, monkeypatch, ca
 
 def test_a_cold_start_compiles_the_evaluation_beside_the_solver(data_root, tmp_path):
     """On an empty cache, with two threads, the warm-up's second process compiles the
-    checkpoint's kernels (the tasks' ``evaluate``) while this one compiles the solver's;
+    checkpoint's kernels (the tasks' ``evaluate``, BCFW's averaged iterate) while this one
+    compiles the solver's;
     this one then loads them from the cache and records the longer process's CPU
     seconds. With one thread (one core, a sweep's share) nobody helps."""
     script = """if True:
@@ -131,14 +132,15 @@ def test_a_cold_start_compiles_the_evaluation_beside_the_solver(data_root, tmp_p
                 pass
         with event.install_listener("numba:compile", Names()):
             runner.warm_up(settings, split, *settings.objective.at(train.n))
-        print("evaluate" in names, "bcfw_steps" in names, coldstart.estimate("bcfw"))
+        print("evaluate" in names, "average_residual" in names, "bcfw_steps" in names,
+              coldstart.estimate("bcfw"))
     """
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
            "XDG_CACHE_HOME": str(tmp_path / "user")}
     out = subprocess.run([sys.executable, "-c", script, "2"], capture_output=True, text=True,
                          env=env, timeout=600)
-    assert out.stdout.split()[:2] == ["False", "True"], out.stderr[-3000:]
-    assert 1 < float(out.stdout.split()[2]) != 20
+    assert out.stdout.split()[:3] == ["False", "False", "True"], out.stderr[-3000:]
+    assert 1 < float(out.stdout.split()[3]) != 20
     import numba
 
     from ssvmbench import coldstart
@@ -147,7 +149,7 @@ def test_a_cold_start_compiles_the_evaluation_beside_the_solver(data_root, tmp_p
     threads = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
-        assert coldstart.evaluation_compiler(task, task) is None
+        assert coldstart.checkpoint_compiler(None, task, task, 0.1, 0.0) is None
     finally:
         numba.set_num_threads(threads)
 
