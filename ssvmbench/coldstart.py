@@ -6,9 +6,9 @@ measured for that solver on this machine (kept across versions of the sources), 
 
 What is measured is the compile's CPU seconds, not its wall seconds: numba compiles on the
 calling thread, so on an idle machine the two agree (within the file reads and writes, a few
-percent), while on a loaded one the wall seconds stretch with the load (after a cold start beside other jobs the line announced ~175 s for a
-warm-up of 20 s) and the CPU seconds do not. So ``N`` is the machine's idle figure whatever the load of the run that
-measured it."""
+percent), while on a loaded one the wall seconds stretch with the load (after a cold start
+beside other jobs the line announced ~175 s for a warm-up of 20 s) and the CPU seconds do
+not. So ``N`` is the machine's idle figure whatever the load of the run that measured it."""
 
 import contextlib
 import json
@@ -17,8 +17,8 @@ import pickle
 import resource
 import subprocess
 import sys
+import threading
 import time
-from pathlib import Path
 
 from numba.core import event
 
@@ -127,33 +127,37 @@ def checkpoint_compiler(settings, train, test, lam, l1):
     iterates), on the machine's other core, while this process compiles the solver's steps;
     then the checkpoint loads them from the cache. None where this process has one thread
     (one core, or a sweep's share of one): a helper would only compete with it. The helper
-    is given ``(settings, train, test, lam, l1)`` pickled (a plugin's task that cannot be
-    pickled has no helper; a helper that fails costs only its time: the checkpoint then
-    compiles what is missing). A stop signal at the terminal does not reach the helper, so
-    a stop that waits for the compile waits for no more than it announced."""
+    is given ``(settings, train, test, lam, l1)`` pickled, and this process's ``sys.path``
+    (a plugin's task that cannot be pickled has no helper; a helper that fails costs only
+    its time: the checkpoint then compiles what is missing). A stop signal at the terminal
+    does not reach the helper, so a stop that waits for the compile waits for no more than
+    it announced."""
     import numba
 
     if numba.get_num_threads() < 2:
         return None
-    try:
-        given = pickle.dumps((settings, train, test, lam, l1))
-    except Exception:                          # noqa: BLE001 (a plugin's unpicklable task)
-        return None
 
     def start():
-        package_root = str(Path(__file__).resolve().parent.parent)
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-            [package_root, *filter(None, [os.environ.get("PYTHONPATH")])])}
+        try:
+            given = pickle.dumps((settings, train, test, lam, l1))
+        except Exception:                      # noqa: BLE001 (a plugin's unpicklable task)
+            return None
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, sys.path))}
         try:
             helper = subprocess.Popen(
                 [sys.executable, "-c", "from ssvmbench import warm_checkpoint; "
                  "warm_checkpoint.main()"], stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
                 start_new_session=True)    # a Ctrl-C at the terminal stops the run only
-            helper.stdin.write(given)
-            helper.stdin.close()
         except OSError:
             return None
+        # (fed by a thread: the pipe holds 64 KiB, and the helper reads once it has started)
+        threading.Thread(target=_feed, args=(helper.stdin, given), daemon=True).start()
         return helper
 
     return start
+
+
+def _feed(pipe, data):
+    with contextlib.suppress(OSError), pipe:       # (a helper that ended: a broken pipe)
+        pipe.write(data)
