@@ -87,8 +87,13 @@ class _FirstCompile(event.Listener):
         """(numba's listener contract; only the starts count)"""
 
     def join(self):
-        """Wait for the helper process (if one was started) to end."""
+        """Wait for the helper process (if one was started) to end, after a cold start (at
+        least :data:`COLD_EVENTS` compiles here); after a kernel or two, stop it instead:
+        what the checkpoint misses, if anything, compiles here sooner than the helper
+        starts and loads the rest."""
         if self.helper is not None:
+            if self.compiled < COLD_EVENTS:
+                self.helper.kill()
             self.helper.wait()
 
 
@@ -98,7 +103,7 @@ def compile_notice(solver_name, beside=None):
     until the block ends) and calls ``beside()``, which may start a process compiling other
     kernels into the cache meanwhile (:func:`checkpoint_compiler`; it returns the
     ``Popen`` or None); the block gets an object whose ``join()`` waits for that process
-    (at the latest the block's end does). A block that compiled at least
+    after a cold start, or stops it (at the latest the block's end does). A block that compiled at least
     :data:`COLD_EVENTS` functions (a cold start, not a kernel or two) is recorded as the
     solver's next estimate: the CPU seconds of this thread within it, where numba compiles,
     or the helper's if longer (not the wall seconds, which grow with the machine's load)."""

@@ -110,6 +110,27 @@ def test_the_compiling_line_estimates_the_idle_machine(tmp_path, monkeypatch, ca
     assert 0 < coldstart.estimate("bcfw") <= compiling + 0.1
 
 
+def test_a_start_that_compiles_a_kernel_or_two_does_not_wait_for_the_helper(tmp_path,
+                                                                          monkeypatch):
+    """The helper starts at the first compile, but after a kernel or two (not a cold start)
+    the warm-up stops it instead of waiting for it to start and load everything."""
+    import numba
+
+    from ssvmbench import coldstart
+    monkeypatch.setattr(coldstart, "user_cache", lambda: tmp_path / "user")
+    helpers = []
+
+    def beside():
+        helpers.append(subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"]))
+        return helpers[-1]
+
+    start = time.perf_counter()
+    with coldstart.compile_notice("bcfw", beside) as compiling:
+        numba.njit(lambda x: x + 3)(1)
+        compiling.join()
+    assert time.perf_counter() - start < 30 and helpers[0].returncode is not None
+
+
 def test_a_cold_start_compiles_the_evaluation_beside_the_solver(data_root, tmp_path):
     """On an empty cache, with two threads, the warm-up's second process compiles the
     checkpoint's kernels (the tasks' ``evaluate``, BCFW's averaged iterate) while this one
