@@ -3,6 +3,10 @@ share, callees excluded, and with them) during the warm-up of ``ssvmbench run OV
 from numba's compile events. Run it on an empty cache to see a cold start:
 
     NUMBA_CACHE_DIR=$(mktemp -d) python scripts/profile_compile.py solver=bcfw data=ocr lambda=0.01
+
+With two threads or more the checkpoint's kernels compile in a second process meanwhile
+(:func:`ssvmbench.coldstart.checkpoint_compiler`), whose compile is not listed here; with
+``NUMBA_NUM_THREADS=1`` every kernel compiles in this process and is listed.
 """
 
 import sys

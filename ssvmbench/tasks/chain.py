@@ -810,7 +810,8 @@ def score_sequence(w, table, dims, data, normalized, with_hinge, i, U, T, delta,
     gold = data[1][t0:t0 + T]
     top = decode_and_top(w, table, dims, U, T, gold, loss_unit(normalized, T), delta, delta2,
                          y, with_hinge)
-    predictions[t0:t0 + T] = y[:T]
+    for t in range(T):       # (not a slice assignment, which compiles its error message)
+        predictions[t0 + t] = y[t]
     error = hamming(gold, y, T)
     if not with_hinge:
         return error, 0.0

@@ -4,13 +4,13 @@ internals.
 
 Each name below runs the kernel of the same name that the task whose data it is given declares
 (:attr:`Task.kernels <ssvmbench.tasks.base.Task.kernels>`, looked up in
-:func:`ssvmbench.tasks.task_of_data`), chosen by numba's ``overload`` when the calling solver
-kernel is compiled, so one solver kernel serves every task, a plugin's included, and stays
-cacheable. A task's arrays: ``U`` its score rows (chains: tokens x labels; boxes: candidates x
-1; matchings: edges x 1), a direction ``(R, E)`` in ``w``-space, the factored BCFW dual state
-``(mu, Psum, blocks)``. ``example_oracle`` and ``decode`` are the oracle calls: each adds one
-to ``data.calls[0]`` (``ssvmbench check-solver`` compares that count with the calls a solver
-reports).
+:func:`ssvmbench.tasks.task_of_data`), chosen when the calling solver kernel is compiled (the
+call is typed as a call of that kernel), so one solver kernel serves every task, a plugin's
+included, and stays cacheable. A task's arrays: ``U`` its score rows (chains: tokens x labels;
+boxes: candidates x 1; matchings: edges x 1), a direction ``(R, E)`` in ``w``-space, the
+factored BCFW dual state ``(mu, Psum, blocks)``. ``example_oracle`` and ``decode`` are the
+oracle calls: each adds one to ``data.calls[0]`` (``ssvmbench check-solver`` compares that
+count with the calls a solver reports).
 
 The API a compiled solver calls (``task`` a :class:`~ssvmbench.tasks.base.Task`; the oracle's
 ``bufs`` from :meth:`Task.oracle_scratch <ssvmbench.tasks.base.Task.oracle_scratch>`):
@@ -74,7 +74,8 @@ Composite steps the solvers expose: :func:`ssvmbench.solvers.bcfw.block_gap` and
 import numba as nb
 import numpy as np
 from numba import types
-from numba.core.dispatcher import Dispatcher
+from numba.core.imputils import lower_builtin
+from numba.core.typing.templates import AbstractTemplate, infer_global
 from numba.extending import overload
 
 from ssvmbench.tasks import task_of_data
@@ -123,37 +124,52 @@ def _dispatch(name):
 
     # A call costs what calling the kernel directly costs: a numba function that only
     # forwards its arguments takes a reference to every array among them per call (OCR:
-    # 14 arrays, 0.2 us; 1.5 ms of a BCFW pass per kernel), so the kernel itself is the
-    # implementation, and an oracle call's count is inlined into the caller.
-    @overload(generic, strict=False, inline="never" if counted is None else "always")
-    def _choose(*args):
-        return _implementation(_kernel(_task_of(args)), len(args), counted)
+    # 14 arrays, 0.2 us; 1.5 ms of a BCFW pass per kernel), so a call is the kernel's own
+    # (:func:`_direct`), and an oracle call's count is inlined into the caller.
+    if counted is None:
+        _direct(generic, lambda arg_types: _kernel(_task_of(arg_types)))
+    else:
+        @overload(generic, strict=False, inline="always")
+        def _choose(*args):
+            return _implementation(_kernel(_task_of(args)), len(args), counted)
 
     generic.__name__ = generic.__qualname__ = name
     generic.__module__ = __name__
     return generic
 
 
+def _direct(function, kernel_of):
+    """Type and lower a compiled call of ``function`` as a call of the kernel
+    ``kernel_of(argument types)`` itself, as if the caller named it: the kernel is compiled
+    (and cached) once per signature by its own dispatcher and linked into every caller.
+    (An ``overload`` returning the kernel's Python function compiled a copy per dispatched
+    name, uncached: BCFW's ``add_direction`` twice in a cold start, once in ``bcfw_steps``
+    and once in ``weights_from_average``.)"""
+
+    class Call(AbstractTemplate):
+        key = function
+
+        def generic(self, args, kws):
+            callee = self.context.resolve_value_type(kernel_of(args))
+            return self.context.resolve_function_type(callee, args, kws)
+
+    infer_global(function, types.Function(Call))
+
+    @lower_builtin(function, types.VarArg(types.Any))
+    def call(context, builder, sig, args):
+        callee = context.typing_context.resolve_value_type(kernel_of(sig.args))
+        return context.get_function(callee, sig)(builder, args)
+
+
 def _implementation(kernel, arity, counted):
-    """What a dispatched call of ``arity`` arguments compiles: the Python function of
-    ``kernel`` (a plain ``njit`` kernel; not a forwarder to it, which would cost a reference
-    count per array argument and call), or, for an oracle call (its data is argument
-    ``counted``), a function that counts the call and then calls ``kernel``."""
-    if counted is None and _plain_njit(kernel):
-        return kernel.py_func
+    """What a dispatched oracle call of ``arity`` arguments compiles (inlined into the
+    caller): a function that counts the call in its data (argument ``counted``) and then
+    calls ``kernel``."""
     names = ", ".join(f"a{j}" for j in range(arity))
-    count = "" if counted is None else f"a{counted}.calls[0] += 1\n    "
     scope = {"kernel": kernel}
-    exec(f"def forward({names}):\n    {count}return kernel({names})\n", scope)
+    exec(f"def forward({names}):\n    a{counted}.calls[0] += 1\n    return kernel({names})\n",
+         scope)
     return scope["forward"]
-
-
-def _plain_njit(kernel):
-    """Is ``kernel`` a numba dispatcher compiled with no options but ``cache`` (so that its
-    Python function, compiled as the implementation, is the same code)?"""
-    return (isinstance(kernel, Dispatcher)
-            and set(kernel.targetoptions) <= {"nopython", "cache", "boundscheck"}
-            and not kernel.targetoptions.get("boundscheck"))
 
 
 scratch = _dispatch("scratch")

@@ -167,8 +167,9 @@ def move_block(pool_keys, pool_vals, start, length, cap, used, i, E, gamma):
             grown = max(2 * len(pool_keys), used[0] + room)
             new_keys = np.empty(grown, dtype=np.int64)
             new_vals = np.empty(grown)
-            new_keys[:used[0]] = pool_keys[:used[0]]
-            new_vals[:used[0]] = pool_vals[:used[0]]
+            for q in range(used[0]):     # (a slice assignment compiles its error message)
+                new_keys[q] = pool_keys[q]
+                new_vals[q] = pool_vals[q]
             pool_keys, pool_vals = new_keys, new_vals
         s_old, s_new = start[i], used[0]
         for q in range(length[i]):
