@@ -20,6 +20,7 @@ import sys
 import threading
 import time
 
+import numba
 from numba.core import event
 
 from ssvmbench.files import write_text
@@ -137,8 +138,6 @@ def checkpoint_compiler(settings, train, test, lam, l1):
     its time: the checkpoint then compiles what is missing). A stop signal at the terminal
     does not reach the helper, so a stop that waits for the compile waits for no more than
     it announced."""
-    import numba
-
     if numba.get_num_threads() < 2:
         return None
 
