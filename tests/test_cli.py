@@ -154,7 +154,7 @@ def test_a_cold_start_compiles_the_evaluation_beside_the_solver(data_root, tmp_p
         with event.install_listener("numba:compile", Names()):
             runner.warm_up(settings, split, *settings.objective.at(train.n))
         print("evaluate" in names, "average_residual" in names, "bcfw_steps" in names,
-              coldstart.estimate("bcfw"))
+              coldstart._read().get("bcfw", "none"))
     """
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba"),
            "XDG_CACHE_HOME": str(tmp_path / "user")}
@@ -164,7 +164,7 @@ def test_a_cold_start_compiles_the_evaluation_beside_the_solver(data_root, tmp_p
     import numba
 
     from ssvmbench import coldstart
-    assert 1 < float(out.stdout.split()[3]) != coldstart.TYPICAL_S
+    assert 1 < float(out.stdout.split()[3])     # recorded (the default could equal it)
     from ssvmbench.tasks import make_task
     task = make_task(random_chains(3, 3, 4, seed=0))
     threads = numba.get_num_threads()
