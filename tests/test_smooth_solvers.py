@@ -3,12 +3,13 @@ values against enumeration, gradients against finite differences, optimality con
 the smoothed problems, the Catalyst recursion and the oracle-call accounting."""
 
 import itertools
+import pickle
 
 import numpy as np
 import pytest
 
 from ssvmbench.data.scenes import load_scenes
-from ssvmbench.data.synthetic import random_chains
+from ssvmbench.data.synthetic import random_chains, random_hashed_chains
 from ssvmbench.errors import UserError
 from ssvmbench.solvers import make_solver
 from ssvmbench.tasks import chain, make_task
@@ -248,3 +249,33 @@ def test_the_casimir_tie_order_is_a_top_k_setting_of_chain_tasks():
     with pytest.raises(UserError, match="oracle.ties=casimir is not an order of the top-K "
                                         "oracle of boxes tasks"):
         make_solver("svrg", boxes, LAM, {}, 0, oracle)
+
+
+HASHED = make_task(random_hashed_chains(25, 4, 6, 40, seed=7))
+
+
+@pytest.mark.parametrize("task", [TASK, HASHED], ids=["chain", "hashed_chain"])
+@pytest.mark.parametrize("name,options,oracle", [
+    ("svrg", {"output": "average"}, Oracle("topk", 3, 0.5, "casimir")),
+    ("svrg", {}, Oracle("exp", 1, 0.5)),
+    ("sc_svrg", {"output": "average", "decay_rule": "expo"}, Oracle("topk", 5, 1.0)),
+])
+def test_a_step_reads_the_anchor_directions_kept_at_the_epoch_start(task, name, options,
+                                                                     oracle):
+    """Each example's grad f_i at the anchor is kept from the full gradient's pass and read
+    by the steps: the same iterates, to the bit, as asking the oracle again (``kept=None``,
+    a plugin task's path); and a saved state continues the same."""
+    kept = make_solver(name, task, LAM, {**options, "lr": 0.05}, 3, oracle)
+    asked = make_solver(name, task, LAM, {**options, "lr": 0.05}, 3, oracle)
+    asked.kept = None
+    assert kept.kept is not None
+    for calls in (task.n + 7, 3 * task.n, 3 * task.n + 1, 7 * task.n + 3):
+        kept.run_until(calls)
+        asked.run_until(calls)
+        assert np.array_equal(kept.current()[0], asked.current()[0])
+        assert np.array_equal(kept.v, asked.v) and np.array_equal(kept.c, asked.c)
+    resumed = make_solver(name, task, LAM, {**options, "lr": 0.05}, 3, oracle)
+    resumed.load_state(pickle.loads(pickle.dumps(kept.state_dict())))
+    for solver in (kept, resumed):
+        solver.run_until(9 * task.n)
+    assert np.array_equal(kept.current()[0], resumed.current()[0])

@@ -12,7 +12,9 @@ the task's ``dense_entries`` (the entries every example touches: the chain's tra
 biases, the hashed chain's tag-pair buckets), where ``w = a v`` and ``c`` is added densely, so a
 step touches only the example's features and those ``L^2 + 2L`` entries. The token scores of
 ``c`` and of the anchor are tabulated once per epoch, so a step gathers from one d-vector
-(``v``) only.
+(``v``) only; so is each example's oracle answer at the anchor (its direction ``grad
+f_i(w~)``, from the full gradient's pass), which a step reads instead of calling the oracle
+at ``w~`` again: the same numbers, and still counted as the call the method makes.
 
 SC-SVRG (``solver=sc_svrg``) runs one such epoch per outer iteration ``k`` of Algorithm 1
 (``T_inner = n``, the paper's one-pass budget), warm-started at ``z_{k-1}``, then
@@ -39,9 +41,10 @@ import numpy as np
 
 from ssvmbench.errors import UserError
 from ssvmbench.solvers.base import Solver
+from ssvmbench.tasks import chain
 from ssvmbench.tasks.base import CORE_KERNELS
-from ssvmbench.tasks.kernels import (add_direction, example_oracle, mean_hinge_and_gradient,
-                                     scores, scratch, subtract_direction)
+from ssvmbench.tasks.kernels import (add_direction, example_oracle, scores, scratch,
+                                     subtract_direction)
 
 
 class LazyIterate(NamedTuple):
@@ -72,15 +75,79 @@ def token_scores(w, dims, data, out):
         scores(w, 1.0, dims, data, i, out[offsets[i]:offsets[i + 1]])
 
 
+class AnchorDirections(NamedTuple):
+    """Every example's direction ``(R_i, E_i)`` of ``grad f_i`` at the anchor, in the
+    chain's layout (:func:`ssvmbench.tasks.chain.scratch`): the token rows of ``R_i`` at the
+    example's rows of ``R``, ``E_i``'s sorted keys and values at ``ptr[i]:ptr[i + 1]`` of
+    ``keys`` and ``vals`` (grown as needed), their number in ``count[i]``."""
+
+    R: np.ndarray
+    keys: np.ndarray
+    vals: np.ndarray
+    ptr: np.ndarray
+    count: np.ndarray
+
+
 @nb.njit(cache=True)
-def svrg_steps(problem, it, order, kappa, lr, oracle, bufs, max_len):
+def anchor_pass(w, dims, data, normalized, oracle, bufs, max_len, g, Ua, kept):
+    """The start of an epoch at the anchor ``w``: ``g = 1/n sum_i grad f_i(w)`` as
+    :func:`~ssvmbench.tasks.kernels.mean_hinge_and_gradient` sums it, the token scores
+    ``Ua`` of ``w`` (as :func:`token_scores`) and, unless ``kept`` is None, each example's
+    direction in ``kept`` (:class:`AnchorDirections`). Returns ``(keys, vals)`` of ``kept``
+    (new arrays if they grew)."""
+    kind, K, mu = oracle
+    offsets = data[0]
+    n = len(offsets) - 1
+    _, _, y, R, E, _ = scratch(dims, data, max_len)
+    no_U, no_C = np.empty((0, 0)), np.empty(0)
+    keys, vals = np.empty(0, dtype=np.int64), np.empty(0)
+    if kept is not None:
+        keys, vals = kept.keys, kept.vals
+    g[:] = 0.0
+    used = 0
+    for i in range(n):
+        t0 = offsets[i]
+        T = scores(w, 1.0, dims, data, i, Ua[t0:offsets[i + 1]])
+        example_oracle(kind, K, mu, w, 1.0, dims, data, normalized, i, Ua[t0:t0 + T], T, bufs,
+                       y, R, E)
+        add_direction(g, 1.0 / n, dims, data, t0, T, R, E, no_U, no_C)
+        if kept is not None:
+            m = E[2][0]
+            if used + m > len(keys):
+                keys, vals = _grown(keys, used, used + m), _grown(vals, used, used + m)
+            for t in range(T):
+                for l in range(R.shape[1]):
+                    kept.R[t0 + t, l] = R[t, l]
+            for j in range(m):
+                keys[used + j] = E[0][j]
+                vals[used + j] = E[1][j]
+            kept.ptr[i] = used
+            kept.count[i] = m
+            used += m
+    return keys, vals
+
+
+@nb.njit(cache=True)
+def _grown(a, used, need):
+    """``a``'s first ``used`` entries in an array of at least ``need`` (twice as long)."""
+    b = np.empty(max(need, 2 * len(a)), dtype=a.dtype)
+    for j in range(used):
+        b[j] = a[j]
+    return b
+
+
+@nb.njit(cache=True)
+def svrg_steps(problem, it, order, kappa, lr, oracle, bufs, max_len, kept):
     """SVRG steps for the examples ``order`` on the :class:`LazyIterate` ``it`` (``problem``
     a :class:`~ssvmbench.solvers.base.Problem`, ``oracle`` ``(kind, K, mu)``).
 
     With ``len(D) > 0`` the sum of the iterates ``w_k = a_k v_k + b_k c`` is kept lazily too
     (the Casimir authors' epoch output is their uniform average): ``sum_k a_k v_k = P + S v -
     D`` with ``S = sums[0] = sum_k a_k`` and ``D`` gathering ``S_{k-1}`` times each change
-    of ``v`` (so a step touches only what it changes), and ``sums[1] = sum_k b_k``."""
+    of ``v`` (so a step touches only what it changes), and ``sums[1] = sum_k b_k``.
+
+    ``grad f_i(w~)`` is read from ``kept`` (:class:`AnchorDirections`), or asked of the
+    oracle again if ``kept`` is None (a task whose directions are not the chain's)."""
     dims, data, normalized, lam = problem
     kind, K, mu = oracle
     v, c, anchor, Uc, Ua = it.v, it.c, it.anchor, it.Uc, it.Ua
@@ -97,9 +164,16 @@ def svrg_steps(problem, it, order, kappa, lr, oracle, bufs, max_len):
         T = scores(v, a, dims, data, i, U)
         U[:T] += b * Uc[t0:t0 + T]
         example_oracle(kind, K, mu, v, a, dims, data, normalized, i, U, T, bufs, y, R, E)
-        example_oracle(kind, K, mu, anchor, 1.0, dims, data, normalized, i, Ua[t0:t0 + T], T,
-                       bufs, y, R2, E2)
-        subtract_direction(data, T, R, E, R2, E2)
+        if kept is None:
+            example_oracle(kind, K, mu, anchor, 1.0, dims, data, normalized, i, Ua[t0:t0 + T],
+                           T, bufs, y, R2, E2)
+            subtract_direction(data, T, R, E, R2, E2)
+        else:                         # the same answer, counted as the call it stands for
+            data.calls[0] += 1
+            p = kept.ptr[i]
+            subtract_direction(data, T, R, E, kept.R[t0:t0 + T],
+                               (kept.keys[p:p + kept.count[i]], kept.vals[p:p + kept.count[i]],
+                                kept.count[i:i + 1], E2[3], E2[4]))
         a *= rho
         b = rho * b - lr
         add_direction(v, -lr / a, dims, data, t0, T, R, E, no_U, no_C)
@@ -121,6 +195,16 @@ def svrg_steps(problem, it, order, kappa, lr, oracle, bufs, max_len):
                 v[q] = a * v[q] + b * c[q]
             a, b = 1.0, 0.0
     it.ab[0], it.ab[1] = a, b
+
+
+def keeps_anchor_directions(task):
+    """Empty :class:`AnchorDirections` for ``task`` if its directions have the chain's
+    layout (every built-in task: it subtracts them with the chain's kernel), else None: a
+    plugin's task asks the oracle at the anchor again in every step."""
+    if task.kernels.get("subtract_direction") is not chain.subtract_direction:
+        return None
+    return AnchorDirections(np.empty((task.n_rows, task.dims[1])), np.empty(0, np.int64),
+                            np.empty(0), np.zeros(task.n, np.int64), np.zeros(task.n, np.int64))
 
 
 class SVRG(Solver):
@@ -146,6 +230,7 @@ class SVRG(Solver):
         self.center = np.zeros(d)             # z of eq. (4); unused while kappa = 0
         self.ab = np.array([1.0, 0.0])
         self.Uc, self.Ua = (np.empty((task.n_rows, task.n_labels)) for _ in range(2))
+        self.kept = keeps_anchor_directions(task)
         self.kappa, self.mu = 0.0, self.oracle.mu
         self._left = 0                        # steps left in the current epoch
         self._bufs = task.oracle_scratch(self.oracle)
@@ -185,13 +270,15 @@ class SVRG(Solver):
         """Anchor at ``start``: the full gradient (n oracle calls) and ``c``."""
         t, o = self.task, self.oracle
         self.anchor[:] = start
-        mean_hinge_and_gradient(self.anchor, t.dims, t.data, t.normalized, o.kind, o.K,
-                                self.mu, self._bufs, t.max_len, self.c)
+        keys, vals = anchor_pass(self.anchor, t.dims, t.data, t.normalized,
+                                 (o.kind, o.K, self.mu), self._bufs, t.max_len, self.c,
+                                 self.Ua, self.kept)
+        if self.kept is not None:
+            self.kept = self.kept._replace(keys=keys, vals=vals)
         self.c -= self.kappa * self.center
         self.c_dense = self.c[t.dense_entries]       # added densely; c keeps the lazy rest
         self.c[t.dense_entries] = 0.0
         token_scores(self.c, t.dims, t.data, self.Uc)
-        token_scores(self.anchor, t.dims, t.data, self.Ua)
         self.v[:] = start
         self.ab[:] = (1.0, 0.0)
         self.sums[:] = 0.0
@@ -212,7 +299,7 @@ class SVRG(Solver):
         it = LazyIterate(self.v, self.ab, self.c, self.anchor, self.Uc, self.Ua, self.sums,
                          self.D, self.P, t.dense_entries, self.c_dense)
         svrg_steps(self.problem, it, order, self.kappa, self.lr,
-                   (self.oracle.kind, self.oracle.K, self.mu), self._bufs, t.max_len)
+                   (self.oracle.kind, self.oracle.K, self.mu), self._bufs, t.max_len, self.kept)
         self._left -= len(order)
         if self._left == 0:
             if self.averaging:

@@ -10,7 +10,8 @@ included, and stays cacheable. A task's arrays: ``U`` its score rows (chains: to
 boxes: candidates x 1; matchings: edges x 1), a direction ``(R, E)`` in ``w``-space, the
 factored BCFW dual state ``(mu, Psum, blocks)``. ``example_oracle`` and ``decode`` are the
 oracle calls: each adds one to ``data.calls[0]`` (``ssvmbench check-solver`` compares that
-count with the calls a solver reports).
+count with the calls a solver reports; a solver that reuses an answer it kept, SVRG at its
+anchor, adds one for the call the answer stands for).
 
 The API a compiled solver calls (``task`` a :class:`~ssvmbench.tasks.base.Task`; the oracle's
 ``bufs`` from :meth:`Task.oracle_scratch <ssvmbench.tasks.base.Task.oracle_scratch>`):
