@@ -3,7 +3,10 @@ values against enumeration, gradients against finite differences, optimality con
 the smoothed problems, the Catalyst recursion and the oracle-call accounting."""
 
 import itertools
+import os
 import pickle
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -279,3 +282,40 @@ def test_a_step_reads_the_anchor_directions_kept_at_the_epoch_start(task, name, 
     for solver in (kept, resumed):
         solver.run_until(9 * task.n)
     assert np.array_equal(kept.current()[0], resumed.current()[0])
+
+
+@pytest.mark.parametrize("oracle", [Oracle(), Oracle("topk", 3, 0.5), Oracle("topk", 3, 0.5, "casimir"),
+                                    Oracle("exp", 1, 0.5)], ids=["max", "topk", "topk-casimir", "exp"])
+def test_a_chain_tasks_oracle_scratch_holds_the_chosen_oracle_only(oracle):
+    """A chain task's ``bufs`` hold the chosen oracle's parts, the others None, and give the
+    values and directions of the full buffers (where ``kind`` chooses when called) to the
+    bit."""
+    bufs = TASK.oracle_scratch(oracle)
+    assert [part is not None for part in bufs[1:]] == [oracle.name == "topk",
+                                                        oracle.name == "exp"]
+    w = np.random.default_rng(2).normal(size=TASK.d)
+    for i in range(TASK.n):
+        answers = []
+        for b in (bufs, oracle.buffers(TASK.max_len, TASK.n_labels)):
+            U, _, y, R, E = chain.buffers(TASK.max_len, TASK.n_labels)
+            T = chain.unary_scores(w, 1.0, TASK.dims, TASK.data, i, U)
+            t0 = TASK.dataset.offsets[i]
+            value = hinge_oracle(oracle.kind, oracle.K, oracle.mu, w, 1.0, TASK.dims, U, T,
+                                 TASK.dataset.labels[t0:t0 + T], 1.0 / T, b, y, R, E)
+            answers.append((value, R[:T].copy(), E[0][:E[2][0]].copy(), E[1][:E[2][0]].copy()))
+        assert all(np.array_equal(a, b) for a, b in zip(*answers))
+
+
+def test_a_solver_with_the_max_oracle_compiles_no_smoothed_oracle(tmp_path):
+    """On an empty kernel cache, SSG (the max oracle) on a chain task compiles neither the
+    top-K nor the exp oracle (they took 13 of its 25 s of compiling)."""
+    code = ("from ssvmbench.data.synthetic import random_chains\n"
+            "from ssvmbench.solvers import make_solver\n"
+            "from ssvmbench.tasks import smoothing\n"
+            "from ssvmbench.tasks.chain_task import ChainTask\n"
+            "task = ChainTask(random_chains(5, 3, 4, seed=1))\n"
+            "make_solver('ssg', task, 0.1, {}, 0).run_until(task.n)\n"
+            "print(len(smoothing.topk_oracle.signatures), len(smoothing.exp_oracle.signatures))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}, check=True)
+    assert done.stdout.split() == ["0", "0"]

@@ -78,6 +78,14 @@ class ChainTask(Task):
         L = self.n_labels
         return L * L + 2 * L, L * L
 
+    def oracle_scratch(self, oracle):
+        """The chosen oracle's parts of :meth:`Oracle.buffers
+        <ssvmbench.tasks.oracles.Oracle.buffers>`, the others None: a solver's kernels then
+        compile that oracle only (:func:`~ssvmbench.tasks.oracles.hinge_oracle`)."""
+        delta, topk, exp = oracle.buffers(self.max_len, self.n_labels)
+        return (delta, topk if oracle.name == "topk" else None,
+                exp if oracle.name == "exp" else None)
+
     def evaluate(self, w, with_hinge=True):
         """``(mean hinge, mean normalized Hamming, predicted labels)`` at ``w``."""
         predictions = np.empty(self.n_rows, dtype=np.int32)

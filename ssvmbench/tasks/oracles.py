@@ -90,26 +90,58 @@ def hinge_oracle(kind, K, mu, w, ws, dims, U, T, gold, unit, bufs, y, R, E):
     scores; ``unit``: the loss of one wrong token, :func:`~ssvmbench.tasks.chain.loss_unit`)
     and its gradient with respect to those weights, written to ``(R, E)``.
     ``kind``: 0 max, 1 top-K, 2 exp, 3 top-K with the Casimir authors' tie order
-    (:attr:`Oracle.kind`); ``bufs`` from :meth:`Oracle.buffers`; ``y`` a labeling
-    scratch (after the max oracle it holds the loss-augmented argmax)."""
-    delta, topk_bufs, exp_bufs = bufs
-    L = dims[1]
+    (:attr:`Oracle.kind`); ``bufs`` from :meth:`Oracle.buffers` (every oracle's parts: the
+    oracle is chosen by ``kind`` when called), or a chain task's
+    (:meth:`~ssvmbench.tasks.chain_task.ChainTask.oracle_scratch`: the other oracles' parts
+    None, so that a solver's kernels compile that oracle only); ``y`` a labeling scratch
+    (after the max oracle it holds the loss-augmented argmax)."""
+    return _hinge(kind, K, mu, w, ws, dims, U, T, gold, unit, bufs[0], bufs[1], bufs[2], y, R,
+                  E)
+
+
+@nb.njit(cache=True)
+def _hinge(kind, K, mu, w, ws, dims, U, T, gold, unit, delta, topk_bufs, exp_bufs, y, R, E):
+    """:func:`hinge_oracle` with its buffers apart: a part that is None (a type, known when
+    compiled) leaves its oracle out of the compiled code."""
     gold_score = labeling_score(w, ws, dims, U, T, gold)
-    if kind == 0:
-        top = viterbi(w, ws, dims, U, T, gold, unit, delta, y)
-        psi_residual(y, gold, T, R, E)          # phi(y*) - phi(y_i)
+    if topk_bufs is None:
+        if exp_bufs is None:
+            return _max_hinge(w, ws, dims, U, T, gold, unit, delta, y, R, E) - gold_score
+        top = smoothing.exp_oracle(w, ws, dims, U, T, gold, unit, mu, exp_bufs, R, E)
+        _minus_gold(dims, T, gold, R, E)
         return top - gold_score
+    if exp_bufs is None:
+        top = smoothing.topk_oracle(w, ws, dims, U, T, gold, unit, K, mu,
+                                    kind == TOPK_CASIMIR_TIES, topk_bufs, R, E)
+        _minus_gold(dims, T, gold, R, E)
+        return top - gold_score
+    if kind == 0:
+        return _max_hinge(w, ws, dims, U, T, gold, unit, delta, y, R, E) - gold_score
     if kind == 1 or kind == TOPK_CASIMIR_TIES:
         top = smoothing.topk_oracle(w, ws, dims, U, T, gold, unit, K, mu,
                                     kind == TOPK_CASIMIR_TIES, topk_bufs, R, E)
     else:
         top = smoothing.exp_oracle(w, ws, dims, U, T, gold, unit, mu, exp_bufs, R, E)
+    _minus_gold(dims, T, gold, R, E)
+    return top - gold_score
+
+
+@nb.njit(cache=True)
+def _max_hinge(w, ws, dims, U, T, gold, unit, delta, y, R, E):
+    """The max oracle: the loss-augmented Viterbi value; ``(R, E) = phi(y*) - phi(y_i)``."""
+    top = viterbi(w, ws, dims, U, T, gold, unit, delta, y)
+    psi_residual(y, gold, T, R, E)
+    return top
+
+
+@nb.njit(cache=True)
+def _minus_gold(dims, T, gold, R, E):
+    """``(R, E) -= phi(y_i)`` after a smoothed oracle wrote ``sum_y p(y) phi(y)``."""
     keys, vals, size, wk, wv = E
     for t in range(T):
         R[t, gold[t]] -= 1.0
-    n_gold = transitions.bigram_counts(gold, T, L, wk, wv)
+    n_gold = transitions.bigram_counts(gold, T, dims[1], wk, wv)
     size[0] = transitions.add_sorted(keys, vals, size[0], wk, wv, n_gold, -1.0)
-    return top - gold_score
 
 
 @nb.njit(cache=True)
