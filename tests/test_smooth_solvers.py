@@ -291,8 +291,8 @@ def test_a_chain_tasks_oracle_scratch_holds_the_chosen_oracle_only(oracle):
     values and directions of the full buffers (where ``kind`` chooses when called) to the
     bit."""
     bufs = TASK.oracle_scratch(oracle)
-    assert [part is not None for part in bufs[1:]] == [oracle.name == "topk",
-                                                        oracle.name == "exp"]
+    assert [part is not None for part in bufs] == [oracle.name == "max", oracle.name == "topk",
+                                                    oracle.name == "exp"]
     w = np.random.default_rng(2).normal(size=TASK.d)
     for i in range(TASK.n):
         answers = []

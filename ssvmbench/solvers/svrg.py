@@ -162,7 +162,9 @@ def svrg_steps(problem, it, order, kappa, lr, oracle, bufs, max_len, kept):
     for i in order:
         t0 = offsets[i]
         T = scores(v, a, dims, data, i, U)
-        U[:T] += b * Uc[t0:t0 + T]
+        for t in range(T):            # (loops: a slice assignment compiles its error message)
+            for l in range(U.shape[1]):
+                U[t, l] += b * Uc[t0 + t, l]
         example_oracle(kind, K, mu, v, a, dims, data, normalized, i, U, T, bufs, y, R, E)
         if kept is None:
             example_oracle(kind, K, mu, anchor, 1.0, dims, data, normalized, i, Ua[t0:t0 + T],

@@ -60,8 +60,11 @@ def scratch(dims, data, max_len):
 
 @nb.njit(cache=True)
 def subtract_direction(data, T, R, E, R2, E2):
-    """``(R, E) -= (R2, E2)``: token residuals, then the sparse transition parts."""
-    R[:T] -= R2[:T]
+    """``(R, E) -= (R2, E2)``: token residuals, then the sparse transition parts (loops,
+    not a slice assignment, which compiles its error message: 3 s of a cold start)."""
+    for t in range(T):
+        for l in range(R.shape[1]):
+            R[t, l] -= R2[t, l]
     E[2][0] = transitions.add_sorted(E[0], E[1], E[2][0], E2[0], E2[1], E2[2][0], -1.0)
 
 

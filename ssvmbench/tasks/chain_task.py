@@ -83,7 +83,7 @@ class ChainTask(Task):
         <ssvmbench.tasks.oracles.Oracle.buffers>`, the others None: a solver's kernels then
         compile that oracle only (:func:`~ssvmbench.tasks.oracles.hinge_oracle`)."""
         delta, topk, exp = oracle.buffers(self.max_len, self.n_labels)
-        return (delta, topk if oracle.name == "topk" else None,
+        return (delta if oracle.name == "max" else None, topk if oracle.name == "topk" else None,
                 exp if oracle.name == "exp" else None)
 
     def evaluate(self, w, with_hinge=True):

@@ -84,7 +84,7 @@ class Oracle:
                 smoothing.exp_buffers(exp_len, L))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def hinge_oracle(kind, K, mu, w, ws, dims, U, T, gold, unit, bufs, y, R, E):
     """Value of the (smoothed) hinge ``f_i`` at the weights ``ws * w`` (``U``: their unary
     scores; ``unit``: the loss of one wrong token, :func:`~ssvmbench.tasks.chain.loss_unit`)
@@ -94,36 +94,32 @@ def hinge_oracle(kind, K, mu, w, ws, dims, U, T, gold, unit, bufs, y, R, E):
     oracle is chosen by ``kind`` when called), or a chain task's
     (:meth:`~ssvmbench.tasks.chain_task.ChainTask.oracle_scratch`: the other oracles' parts
     None, so that a solver's kernels compile that oracle only); ``y`` a labeling scratch
-    (after the max oracle it holds the loss-augmented argmax)."""
+    (after the max oracle it holds the loss-augmented argmax). Inlined: a compiled level of
+    its own costs its callers a second of compiling."""
     return _hinge(kind, K, mu, w, ws, dims, U, T, gold, unit, bufs[0], bufs[1], bufs[2], y, R,
                   E)
 
 
 @nb.njit(cache=True)
 def _hinge(kind, K, mu, w, ws, dims, U, T, gold, unit, delta, topk_bufs, exp_bufs, y, R, E):
-    """:func:`hinge_oracle` with its buffers apart: a part that is None (a type, known when
-    compiled) leaves its oracle out of the compiled code."""
+    """:func:`hinge_oracle` with its buffers apart (``delta`` the max oracle's): an oracle
+    whose part is None (a type, known when compiled) is left out of the compiled code."""
     gold_score = labeling_score(w, ws, dims, U, T, gold)
-    if topk_bufs is None:
-        if exp_bufs is None:
+    if delta is not None:
+        if kind == 0:
             return _max_hinge(w, ws, dims, U, T, gold, unit, delta, y, R, E) - gold_score
-        top = smoothing.exp_oracle(w, ws, dims, U, T, gold, unit, mu, exp_bufs, R, E)
-        _minus_gold(dims, T, gold, R, E)
-        return top - gold_score
-    if exp_bufs is None:
-        top = smoothing.topk_oracle(w, ws, dims, U, T, gold, unit, K, mu,
-                                    kind == TOPK_CASIMIR_TIES, topk_bufs, R, E)
-        _minus_gold(dims, T, gold, R, E)
-        return top - gold_score
-    if kind == 0:
-        return _max_hinge(w, ws, dims, U, T, gold, unit, delta, y, R, E) - gold_score
-    if kind == 1 or kind == TOPK_CASIMIR_TIES:
-        top = smoothing.topk_oracle(w, ws, dims, U, T, gold, unit, K, mu,
-                                    kind == TOPK_CASIMIR_TIES, topk_bufs, R, E)
-    else:
-        top = smoothing.exp_oracle(w, ws, dims, U, T, gold, unit, mu, exp_bufs, R, E)
-    _minus_gold(dims, T, gold, R, E)
-    return top - gold_score
+    if topk_bufs is not None:
+        if kind == 1 or kind == TOPK_CASIMIR_TIES:
+            top = smoothing.topk_oracle(w, ws, dims, U, T, gold, unit, K, mu,
+                                        kind == TOPK_CASIMIR_TIES, topk_bufs, R, E)
+            _minus_gold(dims, T, gold, R, E)
+            return top - gold_score
+    if exp_bufs is not None:
+        if kind == 2:
+            top = smoothing.exp_oracle(w, ws, dims, U, T, gold, unit, mu, exp_bufs, R, E)
+            _minus_gold(dims, T, gold, R, E)
+            return top - gold_score
+    raise ValueError("the oracle's buffers are not in bufs (Task.oracle_scratch)")
 
 
 @nb.njit(cache=True)
