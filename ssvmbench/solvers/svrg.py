@@ -41,7 +41,6 @@ import numpy as np
 
 from ssvmbench.errors import UserError
 from ssvmbench.solvers.base import Solver
-from ssvmbench.tasks import chain
 from ssvmbench.tasks.base import CORE_KERNELS
 from ssvmbench.tasks.kernels import (add_direction, example_oracle, scores, scratch,
                                      subtract_direction)
@@ -201,9 +200,9 @@ def svrg_steps(problem, it, order, kappa, lr, oracle, bufs, max_len, kept):
 
 def keeps_anchor_directions(task):
     """Empty :class:`AnchorDirections` for ``task`` if its directions have the chain's
-    layout (every built-in task: it subtracts them with the chain's kernel), else None: a
-    plugin's task asks the oracle at the anchor again in every step."""
-    if task.kernels.get("subtract_direction") is not chain.subtract_direction:
+    layout (:attr:`Task.chain_directions <ssvmbench.tasks.base.Task>`, every built-in
+    task), else None: a plugin's task asks the oracle at the anchor again in every step."""
+    if not task.chain_directions:
         return None
     return AnchorDirections(np.empty((task.n_rows, task.dims[1])), np.empty(0, np.int64),
                             np.empty(0), np.zeros(task.n, np.int64), np.zeros(task.n, np.int64))

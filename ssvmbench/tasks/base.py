@@ -65,7 +65,11 @@ class Task(ABC):
     ``LOSSES``        the task losses it supports, the first its default;
     ``oracles``       the hinge oracles it can run (Casimir Table 1);
     ``topk_ties``     the tie orders of its top-K oracle (``oracle.ties``; the first its
-                      own, :data:`~ssvmbench.tasks.oracles.TIES`).
+                      own, :data:`~ssvmbench.tasks.oracles.TIES`);
+    ``chain_directions``  True if its directions ``(R, E)`` have the chain's layout
+                      (:func:`ssvmbench.tasks.chain.scratch`, subtracted by the chain's
+                      ``subtract_direction``; the built-in tasks): a solver may keep them
+                      (SVRG keeps its anchor's).
 
     Attributes an instance sets in ``__init__(dataset, loss)``:
 
@@ -92,6 +96,7 @@ class Task(ABC):
     LOSSES = ()
     oracles = ("max",)
     topk_ties = ("scan",)
+    chain_directions = False
 
     @abstractmethod
     def __init__(self, dataset, loss):

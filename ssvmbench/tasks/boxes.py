@@ -43,6 +43,7 @@ class BoxTask(Task):
     :class:`~ssvmbench.tasks.chain.ChainTask`: a "row" is a candidate, one "label")."""
 
     kind = "boxes"
+    chain_directions = True
     dataset_type = BoxDataset
     data_type = BoxData                 # kernels: declared below their definitions
     LOSSES = ("one_minus_iou",)

@@ -25,6 +25,7 @@ class ChainTask(Task):
     """
 
     kind = "chain"
+    chain_directions = True
     dataset_type = ChainDataset
     data_type = chain.ChainData
     kernels = {

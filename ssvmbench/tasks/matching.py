@@ -65,6 +65,7 @@ class MatchingTask(Task):
     :class:`~ssvmbench.tasks.chain.ChainTask`: a "row" is an edge, one "label")."""
 
     kind = "matching"
+    chain_directions = True
     dataset_type = MatchingDataset
     data_type = MatchingData            # kernels: declared below their definitions
     LOSSES = ("asymmetric_hamming",)
