@@ -46,8 +46,8 @@ BCFW = ("+data.subset=0.05,data=ocr,eval.log_start=0.05,lambda=1/n,seed=0,"
            "iterates-raw-avg-wavg-tavg_passes-2_c7311d5ca4"),
     ("data=ocr,lambda=1/n,seed=0,solver=bcfw",
      "solver-bcfw_data-ocr_lambda-1_n_seed-0_a56339146b"),
-    ("+data.subset=0.05,data.root=/work/shared/datasets,data=ocr,solver.passes=1,solver=ssg",
-     "solver-ssg_data-ocr_root-datasets_subset-0.05_passes-1_a1f688a130"),
+    ("+data.subset=0.05,data.root=../shared/datasets,data=ocr,solver.passes=1,solver=ssg",
+     "solver-ssg_data-ocr_root-datasets_subset-0.05_passes-1_1a6de1651c"),
     ("", "defaults"),
 ])
 def test_sweep_directory_names(overrides, name):
