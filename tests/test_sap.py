@@ -144,6 +144,24 @@ def test_lazy_beta_steps_equal_the_eager_iteration():
         assert b[0] == pytest.approx(eager) and w[0] == pytest.approx((u0 - eager) / lam)
 
 
+@pytest.mark.parametrize("nu", [1e-3, 50.0])
+def test_lazy_beta_steps_of_a_pass_equal_the_eager_ones(nu):
+    """Algorithm 2 applies the beta step (IV.14) to every coordinate after each visit; SAP
+    applies it to a row only when a visit reads it (and at a checkpoint). Passes in one call
+    equal passes with every pending step applied after each visit (large ``nu``: the steps
+    move ``b`` far)."""
+    options, l1 = {"nu": nu, "max_smo": 1000}, 0.1
+    lazy = make_solver("sap", TASK, 0.05, options, 0, None, l1)
+    eager = make_solver("sap", TASK, 0.05, options, 0, None, l1)
+    lazy.run_until(3 * TASK.n)
+    for calls in range(1, 3 * TASK.n + 1):
+        eager.run_until(calls)
+        eager.state()                             # every row brought to the current step
+    np.testing.assert_allclose(lazy.state()[1], eager.state()[1], rtol=0, atol=1e-9)
+    np.testing.assert_allclose(lazy.x.b, eager.x.b, rtol=0, atol=1e-9)
+    assert np.abs(lazy.x.b).max() > 0.01
+
+
 def test_projection_onto_the_l1_ball():
     rng = np.random.default_rng(0)
     for radius in (0.5, 2.0, 100.0):

@@ -18,7 +18,10 @@ on every coordinate. Costs-to-move are in OP7's units with ``rho1 + rho2 = 1`` (
 the paper sets them to "small positive values". Coordinates that example ``i`` does not touch
 keep ``u`` fixed, so their pending beta steps are applied lazily in closed form,
 ``b_k = clip(u + (b_0 - u) r^k)`` with ``r = kappa / (1 + kappa)`` (the unclipped iterates
-move monotonically towards ``u``), and a step costs what the example touches.
+move monotonically towards ``u``), and a step costs what the example touches. A visit catches
+its rows up before reading ``w``, and leaves them there: from then on ``u`` is fixed again
+until a visit that catches them up first, so the closed form from the visit's step also
+covers the beta step after its own move.
 
 ``V_i`` holds at most ``solver.max_active`` labelings with ``alpha_i(y) > 0`` (entries that
 reach zero are dropped, as ``V_i = {y : alpha_i(y) > 0}`` in Section IV-A; a violator that
@@ -174,8 +177,9 @@ def sap_steps(problem, x, sets, step, order, mu, max_smo, max_len):
                 count[i] -= 1
             else:
                 k += 1
-        step += 1                                                        # beta step (IV.14)
-        _catch_up_example(dims, data, i, x, step, lam)
+        # the beta step (IV.14): on the rows the SMO moved too it is left to their next catch-up,
+        # since u stays as it is now until then (the closed form from this step covers it)
+        step += 1
     return step
 
 
