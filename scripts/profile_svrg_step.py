@@ -4,8 +4,10 @@ order, at the iterate after two epochs, cumulative.
 
 Usage: python scripts/profile_svrg_step.py [OVERRIDES...]
 (default: Casimir Figure 2a's SVRG on CoNLL-2003, data=conll2003_casimir loss=hamming
-lambda=1/n solver.lr=0.02 solver.output=average oracle=topk oracle.K=5 oracle.mu=1)
-The last line is a real pass (uniform sampling, the epoch's full gradient included).
+lambda=1/n solver.lr=0.02 solver.output=average oracle=topk +oracle.ties=casimir oracle.K=5
+oracle.mu=1). A step reads the anchor's direction that the epoch's full gradient kept, as
+the solver's steps do (no oracle call at the anchor). The last line is a real pass (uniform
+sampling, the epoch's full gradient and its anchor pass included).
 """
 
 import sys
@@ -14,42 +16,43 @@ import numba as nb
 import numpy as np
 from stage_timing import prepared, print_pass_time, print_stage_times
 
-from ssvmbench.tasks import transitions
 from ssvmbench.tasks.chain import buffers
-from ssvmbench.tasks.kernels import add_direction, example_oracle, scores
+from ssvmbench.tasks.kernels import add_direction, example_oracle, scores, subtract_direction
 
-STAGES = ["scores of w = a v + b c", "+ oracle at w", "+ oracle at the anchor",
-          "+ difference of the two gradients", "+ update of v", "+ update of the lazy sum"]
+STAGES = ["scores of w = a v + b c", "+ oracle at w", "+ minus the anchor's kept direction",
+          "+ update of v", "+ update of the lazy sum"]
 DEFAULTS = ["solver=svrg", "data=conll2003_casimir", "loss=hamming", "lambda=1/n",
-            "solver.lr=0.02", "solver.output=average", "oracle=topk", "oracle.K=5",
-            "oracle.mu=1"]
+            "solver.lr=0.02", "solver.output=average", "oracle=topk", "+oracle.ties=casimir",
+            "oracle.K=5", "oracle.mu=1"]
 
 
 @nb.njit
-def first_stages(stages, v, ab, Uc, anchor, Ua, dims, data, normalized, kind, K, mu, bufs,
-                 max_len, D):
+def first_stages(stages, v, ab, Uc, dims, data, normalized, kind, K, mu, bufs, max_len, kept,
+                 D):
     """The first ``stages`` stages of an SVRG step for every example, with a step of 1e-9
-    (the step size does not change the work)."""
+    (the step size does not change the work); the anchor's direction is read from ``kept``
+    (:class:`~ssvmbench.solvers.svrg.AnchorDirections`), as the solver's steps read it."""
     U, _, y, R, E = buffers(max_len, dims[1])
-    _, _, _, R2, E2 = buffers(max_len, dims[1])
+    E2 = buffers(max_len, dims[1])[4]
     no_U, no_C = np.empty((0, 0)), np.empty(0)
     total = 0.0
     for i in range(len(data[0]) - 1):
         t0 = data[0][i]
         T = scores(v, ab[0], dims, data, i, U)
-        U[:T] += ab[1] * Uc[t0:t0 + T]
+        for t in range(T):
+            for l in range(U.shape[1]):
+                U[t, l] += ab[1] * Uc[t0 + t, l]
         if stages > 1:
             total += example_oracle(kind, K, mu, v, ab[0], dims, data, normalized, i, U, T,
                                     bufs, y, R, E)
         if stages > 2:
-            total += example_oracle(kind, K, mu, anchor, 1.0, dims, data, normalized, i,
-                                    Ua[t0:t0 + T], T, bufs, y, R2, E2)
+            p, m = kept.ptr[i], kept.count[i]
+            subtract_direction(data, T, R, E, kept.R[t0:t0 + T],
+                               (kept.keys[p:p + m], kept.vals[p:p + m], kept.count[i:i + 1],
+                                E2[3], E2[4]))
         if stages > 3:
-            R[:T] -= R2[:T]
-            E[2][0] = transitions.add_sorted(E[0], E[1], E[2][0], E2[0], E2[1], E2[2][0], -1.0)
-        if stages > 4:
             add_direction(v, -1e-9, dims, data, t0, T, R, E, no_U, no_C)
-        if stages > 5:
+        if stages > 4:
             add_direction(D, -1e-9, dims, data, t0, T, R, E, no_U, no_C)
     return total
 
@@ -60,9 +63,8 @@ def main(overrides):
     o = solver.oracle
     lazy_sum = np.zeros(train.d)                      # D of svrg_steps, written once
     print_stage_times(STAGES, first_stages, lambda: (
-        solver.v.copy(), solver.ab.copy(), solver.Uc, solver.anchor, solver.Ua, train.dims,
-        train.data, train.normalized, o.kind, o.K, solver.mu, solver._bufs, train.max_len,
-        lazy_sum))
+        solver.v.copy(), solver.ab.copy(), solver.Uc, train.dims, train.data, train.normalized,
+        o.kind, o.K, solver.mu, solver._bufs, train.max_len, solver.kept, lazy_sum))
     print_pass_time("SVRG pass (uniform sampling)", solver, train, 6)
 
 
