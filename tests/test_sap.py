@@ -149,7 +149,10 @@ def test_lazy_beta_steps_of_a_pass_equal_the_eager_ones(nu):
     """Algorithm 2 applies the beta step (IV.14) to every coordinate after each visit; SAP
     applies it to a row only when a visit reads it (and at a checkpoint). Passes in one call
     equal passes with every pending step applied after each visit (large ``nu``: the steps
-    move ``b`` far)."""
+    move ``b`` far). The two round differently, so each visit's sub-problem is solved to
+    convergence (``max_smo``): with three SMO iterations a last-bit difference can change
+    which pairs they visit (a weight of 1e-17 where the other run has 0), and the paths
+    part."""
     options, l1 = {"nu": nu, "max_smo": 1000}, 0.1
     lazy = make_solver("sap", TASK, 0.05, options, 0, None, l1)
     eager = make_solver("sap", TASK, 0.05, options, 0, None, l1)
