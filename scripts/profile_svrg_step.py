@@ -16,6 +16,7 @@ import numba as nb
 import numpy as np
 from stage_timing import prepared, print_pass_time, print_stage_times
 
+from ssvmbench.tasks import transitions
 from ssvmbench.tasks.chain import buffers
 from ssvmbench.tasks.kernels import add_direction, example_oracle, scores, subtract_direction
 
@@ -33,7 +34,7 @@ def first_stages(stages, v, ab, Uc, dims, data, normalized, kind, K, mu, bufs, m
     (the step size does not change the work); the anchor's direction is read from ``kept``
     (:class:`~ssvmbench.solvers.svrg.AnchorDirections`), as the solver's steps read it."""
     U, _, y, R, E = buffers(max_len, dims[1])
-    E2 = buffers(max_len, dims[1])[4]
+    E2 = transitions.scratch(max_len, dims[1])
     no_U, no_C = np.empty((0, 0)), np.empty(0)
     total = 0.0
     for i in range(len(data[0]) - 1):
