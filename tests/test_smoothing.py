@@ -133,6 +133,70 @@ def test_topk_viterbi_matches_enumeration(L, T):
                                work, Y, z)
 
 
+def scan_order_topk_reference(task, ex, w, augment, K):
+    """:func:`smoothing.topk_viterbi`'s own tie order written out plainly: every ``(t, b)``
+    keeps the first ``K`` of its candidates ``(value, previous label, rank)``, stably sorted
+    by decreasing value from the scan order (the previous label whose best entry plus its
+    transition is largest, the lowest among equal ones, then the other labels in increasing
+    order, each with its ranks in order), the node's score added after comparing. Returns
+    ``[(score, labeling)]``, finite scores only."""
+    F, L = task.dims
+    U = np.zeros((ex.T, L))
+    chain.unary_scores(w, 1.0, task.dims, task.data, ex.i, U)
+    trans = w[F * L:F * L + L * L].reshape(L, L)
+    first, last = w[F * L + L * L:F * L + L * L + L], w[F * L + L * L + L:]
+    loss = unit(ex, augment)
+
+    def k_best(lists, shift):
+        heads = [lists[a][0][0] + shift[a] for a in range(L)]
+        top = int(np.argmax(heads))
+        rows = [top] + [a for a in range(L) if a != top]
+        scan = [(lists[a][k][0] + shift[a], a, k) for a in rows for k in range(K)]
+        return sorted(scan, key=lambda entry: -entry[0])[:K]
+
+    first_value = [U[0, b] + first[b] + (loss if b != ex.gold[0] else 0.0) for b in range(L)]
+    table = [[[(first_value[b], -1, -1)] + [(-np.inf, -1, -1)] * (K - 1) for b in range(L)]]
+    for t in range(1, ex.T):
+        node = [U[t, b] + (loss if b != ex.gold[t] else 0.0) for b in range(L)]
+        table.append([[(v + node[b], a, k) for v, a, k in k_best(table[t - 1], trans[:, b])]
+                      for b in range(L)])
+    out = []
+    for value, b, k in k_best(table[-1], last):
+        if value == -np.inf:
+            break
+        y = [b]
+        for t in range(ex.T - 1, 0, -1):
+            _, b, k = table[t][b][k]
+            y.append(b)
+        out.append((value, y[::-1]))
+    return out
+
+
+@pytest.mark.parametrize("L,T", [(2, 1), (2, 4), (3, 3), (4, 3), (3, 5)])
+def test_topk_viterbi_breaks_ties_in_its_scan_order(L, T):
+    """Without ``casimir_ties`` the K best come in the scan order of
+    :func:`scan_order_topk_reference` (written out plainly), labelings and scores alike, on
+    weights where many or all labelings tie."""
+    task, examples = make(L, T, seed=L * 10 + T + 2)
+    m = L**T
+    work, Y, z, _ = smoothing.topk_buffers(task.max_len, L, m + 3)
+    orc = Oracles(task)
+    rng = np.random.default_rng(T)
+    weights = [np.zeros(task.d), np.round(rng.normal(size=task.d)),
+               rng.integers(-1, 2, size=task.d).astype(float), rng.normal(size=task.d)]
+    for ex in examples:
+        for w in weights:
+            for augment in (False, True):
+                for K in sorted({1, 2, 4, max(m - 1, 1), m, m + 3}):
+                    orc.unary(w, 1.0, ex)
+                    n = smoothing.topk_viterbi(w, 1.0, task.dims, orc.U, T, ex.gold,
+                                               unit(ex, augment), K, False, work, Y, z)
+                    expected = scan_order_topk_reference(task, ex, w, augment, K)
+                    assert n == len(expected) == min(K, m)
+                    assert [list(y[:T]) for y in Y[:n]] == [y for _, y in expected]
+                    assert list(z[:n]) == [v for v, _ in expected]
+
+
 # ------------------------------------------------- the Casimir authors' tie order (issue 32)
 
 

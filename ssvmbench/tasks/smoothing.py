@@ -46,9 +46,8 @@ def topk_buffers(max_len, L, K):
     """Scratch for the top-K oracle on sequences of up to ``max_len`` tokens:
     ``(work, Y, z, p)`` with ``work`` the K-best Viterbi tables of :func:`topk_viterbi`,
     ``Y`` a ``(K, max_len)`` array of labelings, ``z`` their scores and ``p`` their weights."""
-    work = (np.empty((max_len, L, K)), np.empty((max_len, L, K), dtype=np.int64),
-            np.empty((L + 1, L)), np.empty(K), np.empty(K, dtype=np.int64), np.empty(K),
-            np.empty(K, dtype=np.int64), np.empty(K), np.empty(K, dtype=np.int64))
+    work = (np.empty((max_len + 1, L, K)), np.empty((max_len + 1, L, K), dtype=np.int64),
+            np.empty((L + 1, L)), np.empty(L))
     return work, np.empty((K, max_len), dtype=np.int32), np.empty(K), np.empty(K)
 
 
@@ -73,109 +72,110 @@ def _push(vals, codes, n, K, v, code):
 
 
 @nb.njit(cache=True, inline="always")
-def _k_best_of_lists(lists, shift, K, best, codes, tmp, tmp_codes):
-    """The ``K`` largest of ``lists[a, r] + shift[a]`` over all ``(a, r)``, each row of
-    ``lists[:, :K]`` sorted decreasing (``-inf``: no entry), written sorted decreasing to
-    ``best[:K]`` with ``codes[k] = a << 32 | r``. Ties go to the earlier in scan order:
-    the row with the largest head first (the lowest ``a`` among equal heads), then the other
-    rows in increasing ``a``, each in its own order. Each other row whose head beats the
-    current ``K``-th best is merged in ``K`` branch-free steps (Casimir Table 1,
-    "Top-K DP")."""
+def _first_row(delta, t, shifts, s, node, heads):
+    """``heads[a] = delta[t - 1, a, 0] + shifts[s, a] (+ node)`` for every row ``a``
+    (``node`` None: none added, which numba decides when it compiles); returns the row with
+    the largest head (the lowest ``a`` among equal heads)."""
     first = 0
-    top = lists[0, 0] + shift[0]
-    for a in range(1, lists.shape[0]):
-        head = lists[a, 0] + shift[a]
-        if head > top:
-            top = head
+    top = -np.inf
+    for a in range(delta.shape[1]):
+        h = delta[t - 1, a, 0] + shifts[s, a]
+        if node is not None:
+            h += node
+        heads[a] = h
+        if h > top:
+            top = h
             first = a
-    x = shift[first]
+    return first
+
+
+@nb.njit(cache=True, inline="always")
+def _k_best_of_lists(delta, back, t, shifts, s, b, K, heads):
+    """``delta[t, b, :K]``: the ``K`` largest of ``delta[t - 1, a, r] + shifts[s, a]`` over
+    all ``(a, r)``, each row ``delta[t - 1, a, :K]`` sorted decreasing (``-inf``: no
+    entry), sorted decreasing with ``back[t, b, k] = a << 32 | r``. Ties go to the earlier in
+    scan order: the row with the largest head first (the lowest ``a`` among equal heads),
+    then the other rows in increasing ``a``, each in its own order. The largest-head row
+    fills the ``K`` best; an entry of another row that beats the ``K``-th best is inserted
+    (after the equal ones), and the first that does not ends its row, whose later entries
+    are no larger (Casimir Table 1, "Top-K DP"). The tables are indexed, not sliced: a
+    view per node costs two reference counts. ``heads``: scratch of ``L``."""
+    first = _first_row(delta, t, shifts, s, None, heads)
+    x = shifts[s, first]
     for r in range(K):
-        best[r] = lists[first, r] + x
-        codes[r] = (first << 32) | r
-    for a in range(lists.shape[0]):
-        x = shift[a]
-        if a == first or lists[a, 0] + x <= best[K - 1]:
+        delta[t, b, r] = delta[t - 1, first, r] + x
+        back[t, b, r] = (first << 32) | r
+    for a in range(delta.shape[1]):
+        if a == first or heads[a] <= delta[t, b, K - 1]:
             continue                      # no entry of row a makes the K best
-        i = 0
-        j = 0
-        for k in range(K):
-            u = best[i]
-            v = lists[a, j] + x
-            if u >= v:
-                tmp[k] = u
-                tmp_codes[k] = codes[i]
-                i += 1
-            else:
-                tmp[k] = v
-                tmp_codes[k] = (a << 32) | j
-                j += 1
-        for k in range(K):
-            best[k] = tmp[k]
-            codes[k] = tmp_codes[k]
-
-
-@nb.njit(cache=True, inline="always")
-def _casimir_row(lists, a, x, node, K, values, codes):
-    """Row ``a`` of ``lists`` plus ``x + node`` into ``values[:K]``, with ``codes = a << 32 |
-    r`` in the Casimir authors' order: value decreasing, then rank ``r`` decreasing (a row is
-    sorted by value; each run of equal values is reversed)."""
-    for r in range(K):
-        values[r] = lists[a, r] + x + node
-        codes[r] = (a << 32) | r
-    start = 0
-    for r in range(1, K + 1):
-        if r == K or values[r] != values[start]:
-            i, j = start, r - 1
-            while i < j:
-                swap = codes[i]
-                codes[i] = codes[j]
-                codes[j] = swap
-                i += 1
+        x = shifts[s, a]
+        for r in range(K):
+            v = heads[a] if r == 0 else delta[t - 1, a, r] + x
+            if not v > delta[t, b, K - 1]:
+                break
+            j = K - 1
+            while j > 0 and v > delta[t, b, j - 1]:
+                delta[t, b, j] = delta[t, b, j - 1]
+                back[t, b, j] = back[t, b, j - 1]
                 j -= 1
-            start = r
+            delta[t, b, j] = v
+            back[t, b, j] = (a << 32) | r
 
 
 @nb.njit(cache=True, inline="always")
-def _k_best_of_lists_casimir(lists, shift, node, K, best, codes, tmp, tmp_codes, row,
-                             row_codes):
+def _k_best_of_lists_casimir(delta, back, t, shifts, s, b, node, K, heads):
     """:func:`_k_best_of_lists` with the Casimir authors' tie order: the ``K`` largest of
-    ``lists[a, r] + shift[a] + node`` by ``(value, a, r)`` (the node's own score included
-    before comparing, as they compare), so that among equal values the larger
+    ``delta[t - 1, a, r] + shifts[s, a] + node`` by ``(value, a, r)`` (the node's own score
+    included before comparing, as they compare), so that among equal values the larger
     previous label ``a`` comes first, then the larger rank ``r``: the order in which their
     top-K Viterbi (``casimir/data/named_entity_recognition/viterbi.pyx``,
     ``viterbi_decode_top_k``) pops a C++ ``priority_queue<pair<double, pair<int, int>>>``
-    of all ``(value, (previous tag, rank))``. The row with the largest head comes first,
-    then each other row whose head is not below the ``K``-th best is merged in ``K`` steps
-    (:func:`_casimir_row`: a row in that order); the ``K`` largest of a total order do not
-    depend on the order the rows come in."""
-    first = 0
-    top = lists[0, 0] + shift[0] + node
-    for a in range(1, lists.shape[0]):
-        head = lists[a, 0] + shift[a] + node
-        if head > top:
-            top = head
-            first = a
-    _casimir_row(lists, first, shift[first], node, K, best, codes)
-    for a in range(lists.shape[0]):
-        x = shift[a]
-        if a == first or lists[a, 0] + x + node < best[K - 1]:
+    of all ``(value, (previous tag, rank))``. The row with the largest head fills the ``K``
+    best (each run of equal values reversed: the larger rank first); an entry of another
+    row that beats the ``K``-th best in that order is inserted, and the first that does not
+    ends its row (a later entry is no larger, and of equal value it still loses to the
+    ``K``-th best). The ``K`` largest of a total order do not depend on the order the
+    entries come in."""
+    first = _first_row(delta, t, shifts, s, node, heads)
+    x = shifts[s, first]
+    tie = False
+    for r in range(K):
+        delta[t, b, r] = delta[t - 1, first, r] + x + node
+        back[t, b, r] = (first << 32) | r
+        if r > 0:
+            tie |= delta[t, b, r] == delta[t, b, r - 1]
+    if tie:
+        start = 0
+        for r in range(1, K + 1):
+            if r == K or delta[t, b, r] != delta[t, b, start]:
+                i, j = start, r - 1
+                while i < j:
+                    swap = back[t, b, i]
+                    back[t, b, i] = back[t, b, j]
+                    back[t, b, j] = swap
+                    i += 1
+                    j -= 1
+                start = r
+    for a in range(delta.shape[1]):
+        if a == first or heads[a] < delta[t, b, K - 1]:
             continue                      # no entry of row a makes the K best
-        _casimir_row(lists, a, x, node, K, row, row_codes)
-        i = 0
-        j = 0
-        for k in range(K):
-            u, v = best[i], row[j]
-            if u > v or (u == v and codes[i] > row_codes[j]):
-                tmp[k] = u
-                tmp_codes[k] = codes[i]
-                i += 1
-            else:
-                tmp[k] = v
-                tmp_codes[k] = row_codes[j]
-                j += 1
-        for k in range(K):
-            best[k] = tmp[k]
-            codes[k] = tmp_codes[k]
+        x = shifts[s, a]
+        for r in range(K):
+            v = heads[a] if r == 0 else delta[t - 1, a, r] + x + node
+            code = (a << 32) | r
+            u = delta[t, b, K - 1]
+            if not (v > u or (v == u and code > back[t, b, K - 1])):
+                break
+            j = K - 1
+            while j > 0:
+                u = delta[t, b, j - 1]
+                if not (v > u or (v == u and code > back[t, b, j - 1])):
+                    break
+                delta[t, b, j] = u
+                back[t, b, j] = back[t, b, j - 1]
+                j -= 1
+            delta[t, b, j] = v
+            back[t, b, j] = code
 
 
 @nb.njit(cache=True)
@@ -188,18 +188,20 @@ def topk_viterbi(w, ws, dims, U, T, gold, unit, K, casimir_ties, work, Y_out, z_
     wrong token (0: none). The forward pass keeps the K best partial scores per ``(t, label)``
     (``-inf`` past the ``L^t`` that exist) with back-pointers ``(previous label, its rank)``;
     each list is the K best of the ``L`` sorted lists of the predecessors shifted by their
-    transition scores (:func:`_k_best_of_lists`: the Viterbi predecessor's list, then a
-    merge of each other list that can contribute): ``O(T L (L + m K))`` time with ``m``
-    lists merged; with its unary scores the oracle call costs about 1.5 max-oracle calls
-    on CoNLL-2003 NER (``L = 8, K = 5``), 3 on OCR (``L = 26``). Writes the labelings to
-    ``Y_out[:n, :T]`` and their scores to ``z_out[:n]`` and returns ``n = min(K, L^T)``.
-    Ties are broken by scan order, so the best labeling is Viterbi's
+    transition scores (:func:`_k_best_of_lists`: the Viterbi predecessor's list, then the
+    entries of the other lists that make it, inserted): ``O(T L (L + m K))`` time with
+    ``m`` entries inserted; with its unary scores and its gradient the oracle call costs
+    about 1.8 max-oracle calls on Casimir's CoNLL-2003 NER (``L = 8, K = 5``, their tie
+    order, ``ssvmbench bench --oracles``). The end of the chain is one more step, the
+    K best of the last lists shifted by the end biases, kept at ``t = T`` of the tables.
+    Writes the labelings to ``Y_out[:n, :T]`` and their scores to ``z_out[:n]`` and returns
+    ``n = min(K, L^T)``. Ties are broken by scan order, so the best labeling is Viterbi's
     (:func:`~ssvmbench.tasks.chain.viterbi`), or with ``casimir_ties`` in the Casimir
     authors' order (:func:`_k_best_of_lists_casimir`): at ``w = 0`` every score is a
     Hamming count and the K returned depend on that order alone. ``work`` is the first item
     of :func:`topk_buffers` (built for at least ``K``).
     """
-    delta, back, shifts, best, codes, tmp, tmp_codes, row, row_codes = work
+    delta, back, shifts, heads = work
     if K < 1 or K > delta.shape[2]:
         raise ValueError("K must be between 1 and the K of topk_buffers")
     F, L = dims
@@ -210,7 +212,9 @@ def topk_viterbi(w, ws, dims, U, T, gold, unit, K, casimir_ties, work, Y_out, z_
             shifts[b, a] = ws * w[off_trans + a * L + b]
         shifts[L, a] = ws * w[off_last + a]
     first_scores(w, ws, dims, U, T, gold, unit, delta[0, :, 0])
-    delta[0, :, 1:K] = -np.inf
+    for b in range(L):
+        for k in range(1, K):
+            delta[0, b, k] = -np.inf
     # one loop per tie order: with both merges inlined in one loop the Casimir order's pass
     # took 1.6x as long (NER, K = 5)
     if casimir_ties:
@@ -219,28 +223,22 @@ def topk_viterbi(w, ws, dims, U, T, gold, unit, K, casimir_ties, work, Y_out, z_
                 node = U[t, b]
                 if b != gold[t]:
                     node += unit
-                _k_best_of_lists_casimir(delta[t - 1], shifts[b], node, K, best, codes, tmp,
-                                         tmp_codes, row, row_codes)
-                for k in range(K):
-                    delta[t, b, k] = best[k]          # the node's score is in best already
-                    back[t, b, k] = codes[k]
-        _k_best_of_lists_casimir(delta[T - 1], shifts[L], 0.0, K, best, codes, tmp,
-                                 tmp_codes, row, row_codes)
+                _k_best_of_lists_casimir(delta, back, t, shifts, b, b, node, K, heads)
+        _k_best_of_lists_casimir(delta, back, T, shifts, L, 0, 0.0, K, heads)
     else:
         for t in range(1, T):
             for b in range(L):
                 node = U[t, b]
                 if b != gold[t]:
                     node += unit
-                _k_best_of_lists(delta[t - 1], shifts[b], K, best, codes, tmp, tmp_codes)
+                _k_best_of_lists(delta, back, t, shifts, b, b, K, heads)
                 for k in range(K):
-                    delta[t, b, k] = best[k] + node
-                    back[t, b, k] = codes[k]
-        _k_best_of_lists(delta[T - 1], shifts[L], K, best, codes, tmp, tmp_codes)
+                    delta[t, b, k] += node
+        _k_best_of_lists(delta, back, T, shifts, L, 0, K, heads)
     n = 0
-    while n < K and best[n] > -np.inf:
-        z_out[n] = best[n]
-        b, r = codes[n] >> 32, codes[n] & 0xFFFFFFFF
+    while n < K and delta[T, 0, n] > -np.inf:
+        z_out[n] = delta[T, 0, n]
+        b, r = back[T, 0, n] >> 32, back[T, 0, n] & 0xFFFFFFFF
         Y_out[n, T - 1] = b
         for t in range(T - 1, 0, -1):
             code = back[t, b, r]
