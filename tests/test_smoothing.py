@@ -133,35 +133,24 @@ def test_topk_viterbi_matches_enumeration(L, T):
                                work, Y, z)
 
 
-def scan_order_topk_reference(task, ex, w, augment, K):
-    """:func:`smoothing.topk_viterbi`'s own tie order written out plainly: every ``(t, b)``
-    keeps the first ``K`` of its candidates ``(value, previous label, rank)``, stably sorted
-    by decreasing value from the scan order (the previous label whose best entry plus its
-    transition is largest, the lowest among equal ones, then the other labels in increasing
-    order, each with its ranks in order), the node's score added after comparing. Returns
-    ``[(score, labeling)]``, finite scores only."""
+def reference_topk(task, ex, w, augment, K, k_best):
+    """The top-K Viterbi written out plainly: ``k_best(lists, shift, node, K)`` picks each
+    ``(t, b)``'s ``K`` entries ``(value, previous label, rank)`` from the lists of ``t - 1``
+    (``shift`` the transitions into ``b``, ``node`` its own score), and the end's from the
+    last lists and the end biases. Returns ``[(score, labeling)]``, finite scores only."""
     F, L = task.dims
     U = np.zeros((ex.T, L))
     chain.unary_scores(w, 1.0, task.dims, task.data, ex.i, U)
     trans = w[F * L:F * L + L * L].reshape(L, L)
     first, last = w[F * L + L * L:F * L + L * L + L], w[F * L + L * L + L:]
     loss = unit(ex, augment)
-
-    def k_best(lists, shift):
-        heads = [lists[a][0][0] + shift[a] for a in range(L)]
-        top = int(np.argmax(heads))
-        rows = [top] + [a for a in range(L) if a != top]
-        scan = [(lists[a][k][0] + shift[a], a, k) for a in rows for k in range(K)]
-        return sorted(scan, key=lambda entry: -entry[0])[:K]
-
     first_value = [U[0, b] + first[b] + (loss if b != ex.gold[0] else 0.0) for b in range(L)]
     table = [[[(first_value[b], -1, -1)] + [(-np.inf, -1, -1)] * (K - 1) for b in range(L)]]
     for t in range(1, ex.T):
         node = [U[t, b] + (loss if b != ex.gold[t] else 0.0) for b in range(L)]
-        table.append([[(v + node[b], a, k) for v, a, k in k_best(table[t - 1], trans[:, b])]
-                      for b in range(L)])
+        table.append([k_best(table[t - 1], trans[:, b], node[b], K) for b in range(L)])
     out = []
-    for value, b, k in k_best(table[-1], last):
+    for value, b, k in k_best(table[-1], last, 0.0, K):
         if value == -np.inf:
             break
         y = [b]
@@ -172,78 +161,44 @@ def scan_order_topk_reference(task, ex, w, augment, K):
     return out
 
 
-@pytest.mark.parametrize("L,T", [(2, 1), (2, 4), (3, 3), (4, 3), (3, 5)])
-def test_topk_viterbi_breaks_ties_in_its_scan_order(L, T):
-    """Without ``casimir_ties`` the K best come in the scan order of
-    :func:`scan_order_topk_reference` (written out plainly), labelings and scores alike, on
-    weights where many or all labelings tie."""
-    task, examples = make(L, T, seed=L * 10 + T + 2)
-    m = L**T
-    work, Y, z, _ = smoothing.topk_buffers(task.max_len, L, m + 3)
-    orc = Oracles(task)
-    rng = np.random.default_rng(T)
-    weights = [np.zeros(task.d), np.round(rng.normal(size=task.d)),
-               rng.integers(-1, 2, size=task.d).astype(float), rng.normal(size=task.d)]
-    for ex in examples:
-        for w in weights:
-            for augment in (False, True):
-                for K in sorted({1, 2, 4, max(m - 1, 1), m, m + 3}):
-                    orc.unary(w, 1.0, ex)
-                    n = smoothing.topk_viterbi(w, 1.0, task.dims, orc.U, T, ex.gold,
-                                               unit(ex, augment), K, False, work, Y, z)
-                    expected = scan_order_topk_reference(task, ex, w, augment, K)
-                    assert n == len(expected) == min(K, m)
-                    assert [list(y[:T]) for y in Y[:n]] == [y for _, y in expected]
-                    assert list(z[:n]) == [v for v, _ in expected]
+def scan_order_k_best(lists, shift, node, K):
+    """:func:`smoothing.topk_viterbi`'s own tie order: the first ``K`` of the candidates
+    stably sorted by decreasing value from the scan order (the previous label whose best
+    entry plus its transition is largest, the lowest among equal ones, then the other labels
+    in increasing order, each with its ranks in order), the node's score added after
+    comparing."""
+    L = len(lists)
+    heads = [lists[a][0][0] + shift[a] for a in range(L)]
+    top = int(np.argmax(heads))
+    rows = [top] + [a for a in range(L) if a != top]
+    scan = [(lists[a][k][0] + shift[a], a, k) for a in rows for k in range(K)]
+    return [(v + node, a, k) for v, a, k in sorted(scan, key=lambda entry: -entry[0])[:K]]
 
 
 # ------------------------------------------------- the Casimir authors' tie order (issue 32)
 
 
-def casimir_topk_reference(task, ex, w, augment, K):
-    """The Casimir authors' top-K Viterbi written out plainly (``viterbi_decode_top_k`` of
-    their ``viterbi.pyx``): every ``(t, b)`` keeps the first ``K`` of all ``(value, previous
-    label, rank)`` in decreasing order, as their C++ ``priority_queue`` pops them; values
-    summed as the kernels sum them. Returns ``[(score, labeling)]``, finite scores only."""
-    F, L = task.dims
-    U = np.zeros((ex.T, L))
-    chain.unary_scores(w, 1.0, task.dims, task.data, ex.i, U)
-    trans = w[F * L:F * L + L * L].reshape(L, L)
-    first, last = w[F * L + L * L:F * L + L * L + L], w[F * L + L * L + L:]
-    loss = unit(ex, augment)
-    node = [[U[t, b] + (loss if b != ex.gold[t] else 0.0) for b in range(L)]
-            for t in range(ex.T)]
-    first_value = [U[0, b] + first[b] + (loss if b != ex.gold[0] else 0.0) for b in range(L)]
-    table = [[[(first_value[b], -1, -1)] + [(-np.inf, -1, -1)] * (K - 1) for b in range(L)]]
-    for t in range(1, ex.T):
-        table.append([sorted(((table[t - 1][a][k][0] + trans[a, b]) + node[t][b], a, k)
-                             for a in range(L) for k in range(K))[::-1][:K]
-                      for b in range(L)])
-    ends = sorted((table[-1][b][k][0] + last[b], b, k) for b in range(L) for k in range(K))
-    out = []
-    for value, b, k in ends[::-1][:K]:
-        if value == -np.inf:
-            break
-        y = [b]
-        for t in range(ex.T - 1, 0, -1):
-            _, b, k = table[t][b][k]
-            y.append(b)
-        out.append((value, y[::-1]))
-    return out
+def casimir_k_best(lists, shift, node, K):
+    """The Casimir authors' top-K step (``viterbi_decode_top_k`` of their ``viterbi.pyx``):
+    the first ``K`` of all ``(value, previous label, rank)`` in decreasing order, as their
+    C++ ``priority_queue`` pops them; values summed as the kernels sum them."""
+    return sorted(((lists[a][k][0] + shift[a]) + node, a, k)
+                  for a in range(len(lists)) for k in range(K))[::-1][:K]
 
 
 @pytest.mark.parametrize("L,T", [(2, 1), (2, 4), (3, 3), (4, 3), (3, 5)])
 def test_topk_viterbi_with_the_casimir_tie_order_matches_their_algorithm(L, T):
     """``casimir_ties``: the same K best scores as enumeration, and among ties the labelings
     of the authors' priority-queue order (their algorithm, written out plainly above), on
-    weights where many or all labelings tie."""
+    weights where many or all labelings tie; without it, those of the scan order
+    (:func:`scan_order_k_best`, written out plainly too)."""
     task, examples = make(L, T, seed=L * 10 + T + 1)
     m = L**T
     work, Y, z, _ = smoothing.topk_buffers(task.max_len, L, m + 3)
     orc = Oracles(task)
     rng = np.random.default_rng(T)
     weights = [np.zeros(task.d), np.round(rng.normal(size=task.d)),
-               rng.integers(-1, 2, size=task.d).astype(float)]
+               rng.integers(-1, 2, size=task.d).astype(float), rng.normal(size=task.d)]
     differs = False
     for ex in examples:
         for w in weights:
@@ -253,14 +208,17 @@ def test_topk_viterbi_with_the_casimir_tie_order_matches_their_algorithm(L, T):
                     orc.unary(w, 1.0, ex)
                     n = smoothing.topk_viterbi(w, 1.0, task.dims, orc.U, T, ex.gold,
                                                unit(ex, augment), K, True, work, Y, z)
-                    expected = casimir_topk_reference(task, ex, w, augment, K)
+                    expected = reference_topk(task, ex, w, augment, K, casimir_k_best)
                     assert n == len(expected) == min(K, m)
                     np.testing.assert_allclose(z[:n], ref[:n], atol=1e-10)
                     assert [list(y[:T]) for y in Y[:n]] == [y for _, y in expected]
                     assert list(z[:n]) == [v for v, _ in expected]
-                    smoothing.topk_viterbi(w, 1.0, task.dims, orc.U, T, ex.gold,
-                                           unit(ex, augment), K, False, work, Y, z)
-                    differs |= [list(y[:T]) for y in Y[:n]] != [y for _, y in expected]
+                    assert smoothing.topk_viterbi(w, 1.0, task.dims, orc.U, T, ex.gold,
+                                                  unit(ex, augment), K, False, work, Y, z) == n
+                    scan = reference_topk(task, ex, w, augment, K, scan_order_k_best)
+                    assert [list(y[:T]) for y in Y[:n]] == [y for _, y in scan]
+                    assert list(z[:n]) == [v for v, _ in scan]
+                    differs |= [y for _, y in scan] != [y for _, y in expected]
     assert differs or m == 2          # the two orders pick different tied labelings
 
 
