@@ -90,61 +90,47 @@ def _first_row(delta, t, shifts, s, node, heads):
 
 
 @nb.njit(cache=True, inline="always")
-def _k_best_of_lists(delta, back, t, shifts, s, b, K, heads):
-    """``delta[t, b, :K]``: the ``K`` largest of ``delta[t - 1, a, r] + shifts[s, a]`` over
-    all ``(a, r)``, each row ``delta[t - 1, a, :K]`` sorted decreasing (``-inf``: no
-    entry), sorted decreasing with ``back[t, b, k] = a << 32 | r``. Ties go to the earlier in
-    scan order: the row with the largest head first (the lowest ``a`` among equal heads),
-    then the other rows in increasing ``a``, each in its own order. The largest-head row
-    fills the ``K`` best; an entry of another row that beats the ``K``-th best is inserted
-    (after the equal ones), and the first that does not ends its row, whose later entries
-    are no larger (Casimir Table 1, "Top-K DP"). The tables are indexed, not sliced: a
-    view per node costs two reference counts. ``heads``: scratch of ``L``."""
-    first = _first_row(delta, t, shifts, s, None, heads)
-    x = shifts[s, first]
-    for r in range(K):
-        delta[t, b, r] = delta[t - 1, first, r] + x
-        back[t, b, r] = (first << 32) | r
-    for a in range(delta.shape[1]):
-        if a == first or heads[a] <= delta[t, b, K - 1]:
-            continue                      # no entry of row a makes the K best
-        x = shifts[s, a]
-        for r in range(K):
-            v = heads[a] if r == 0 else delta[t - 1, a, r] + x
-            if not v > delta[t, b, K - 1]:
-                break
-            j = K - 1
-            while j > 0 and v > delta[t, b, j - 1]:
-                delta[t, b, j] = delta[t, b, j - 1]
-                back[t, b, j] = back[t, b, j - 1]
-                j -= 1
-            delta[t, b, j] = v
-            back[t, b, j] = (a << 32) | r
+def _beats(v, code, u, u_code, node):
+    """Whether the entry ``(v, code)`` goes before ``(u, u_code)``: a larger value; of equal
+    values, in the Casimir authors' order (``node`` a number) the larger code, in the scan
+    order (``node`` None) the earlier entry, already there."""
+    if node is None:
+        return v > u
+    return v > u or (v == u and code > u_code)
 
 
 @nb.njit(cache=True, inline="always")
-def _k_best_of_lists_casimir(delta, back, t, shifts, s, b, node, K, heads):
-    """:func:`_k_best_of_lists` with the Casimir authors' tie order: the ``K`` largest of
-    ``delta[t - 1, a, r] + shifts[s, a] + node`` by ``(value, a, r)`` (the node's own score
-    included before comparing, as they compare), so that among equal values the larger
-    previous label ``a`` comes first, then the larger rank ``r``: the order in which their
-    top-K Viterbi (``casimir/data/named_entity_recognition/viterbi.pyx``,
-    ``viterbi_decode_top_k``) pops a C++ ``priority_queue<pair<double, pair<int, int>>>``
-    of all ``(value, (previous tag, rank))``. The row with the largest head fills the ``K``
-    best (each run of equal values reversed: the larger rank first); an entry of another
-    row that beats the ``K``-th best in that order is inserted, and the first that does not
-    ends its row (a later entry is no larger, and of equal value it still loses to the
-    ``K``-th best). The ``K`` largest of a total order do not depend on the order the
-    entries come in."""
+def _k_best_of_lists(delta, back, t, shifts, s, b, node, K, heads):
+    """``delta[t, b, :K]``: the ``K`` largest of ``delta[t - 1, a, r] + shifts[s, a]`` over
+    all ``(a, r)``, each row ``delta[t - 1, a, :K]`` sorted decreasing (``-inf``: no
+    entry), sorted decreasing with ``back[t, b, k] = a << 32 | r`` (Casimir Table 1, "Top-K
+    DP"). The largest-head row fills the ``K`` best; an entry of another row that beats the
+    ``K``-th best is inserted, and the first that does not ends its row (a later entry is no
+    larger, and of equal value it still loses to the ``K``-th best). The ``K`` largest of a
+    total order do not depend on the order the entries come in. Written in place into the
+    tables (no copy per node). ``heads``: scratch of ``L``.
+
+    ``node`` None, the scan order: ties go to the earlier in scan order, the row with the
+    largest head first (the lowest ``a`` among equal heads), then the other rows in
+    increasing ``a``, each in its own order; the caller adds the node's score after.
+    ``node`` a number, the Casimir authors' tie order: the values include ``node`` before
+    comparing, as they compare, and among equal values the larger previous label ``a``
+    comes first, then the larger rank ``r`` (the first row's runs of equal values
+    reversed): the order in which their top-K Viterbi
+    (``casimir/data/named_entity_recognition/viterbi.pyx``, ``viterbi_decode_top_k``) pops
+    a C++ ``priority_queue<pair<double, pair<int, int>>>`` of all ``(value, (previous tag,
+    rank))``. numba decides which when it compiles."""
     first = _first_row(delta, t, shifts, s, node, heads)
     x = shifts[s, first]
     tie = False
     for r in range(K):
-        delta[t, b, r] = delta[t - 1, first, r] + x + node
+        v = delta[t - 1, first, r] + x
+        if node is not None:
+            v += node
+            tie |= r > 0 and v == delta[t, b, r - 1]
+        delta[t, b, r] = v
         back[t, b, r] = (first << 32) | r
-        if r > 0:
-            tie |= delta[t, b, r] == delta[t, b, r - 1]
-    if tie:
+    if tie:                               # (the Casimir order only) the larger rank first
         start = 0
         for r in range(1, K + 1):
             if r == K or delta[t, b, r] != delta[t, b, start]:
@@ -161,17 +147,15 @@ def _k_best_of_lists_casimir(delta, back, t, shifts, s, b, node, K, heads):
             continue                      # no entry of row a makes the K best
         x = shifts[s, a]
         for r in range(K):
-            v = heads[a] if r == 0 else delta[t - 1, a, r] + x + node
+            v = heads[a] if r == 0 else delta[t - 1, a, r] + x
+            if node is not None and r > 0:
+                v += node
             code = (a << 32) | r
-            u = delta[t, b, K - 1]
-            if not (v > u or (v == u and code > back[t, b, K - 1])):
+            if not _beats(v, code, delta[t, b, K - 1], back[t, b, K - 1], node):
                 break
             j = K - 1
-            while j > 0:
-                u = delta[t, b, j - 1]
-                if not (v > u or (v == u and code > back[t, b, j - 1])):
-                    break
-                delta[t, b, j] = u
+            while j > 0 and _beats(v, code, delta[t, b, j - 1], back[t, b, j - 1], node):
+                delta[t, b, j] = delta[t, b, j - 1]
                 back[t, b, j] = back[t, b, j - 1]
                 j -= 1
             delta[t, b, j] = v
@@ -197,9 +181,9 @@ def topk_viterbi(w, ws, dims, U, T, gold, unit, K, casimir_ties, work, Y_out, z_
     Writes the labelings to ``Y_out[:n, :T]`` and their scores to ``z_out[:n]`` and returns
     ``n = min(K, L^T)``. Ties are broken by scan order, so the best labeling is Viterbi's
     (:func:`~ssvmbench.tasks.chain.viterbi`), or with ``casimir_ties`` in the Casimir
-    authors' order (:func:`_k_best_of_lists_casimir`): at ``w = 0`` every score is a
-    Hamming count and the K returned depend on that order alone. ``work`` is the first item
-    of :func:`topk_buffers` (built for at least ``K``).
+    authors' order (:func:`_k_best_of_lists` given the node's score): at ``w = 0`` every
+    score is a Hamming count and the K returned depend on that order alone. ``work`` is the
+    first item of :func:`topk_buffers` (built for at least ``K``).
     """
     delta, back, shifts, heads = work
     if K < 1 or K > delta.shape[2]:
@@ -223,18 +207,18 @@ def topk_viterbi(w, ws, dims, U, T, gold, unit, K, casimir_ties, work, Y_out, z_
                 node = U[t, b]
                 if b != gold[t]:
                     node += unit
-                _k_best_of_lists_casimir(delta, back, t, shifts, b, b, node, K, heads)
-        _k_best_of_lists_casimir(delta, back, T, shifts, L, 0, 0.0, K, heads)
+                _k_best_of_lists(delta, back, t, shifts, b, b, node, K, heads)
+        _k_best_of_lists(delta, back, T, shifts, L, 0, 0.0, K, heads)
     else:
         for t in range(1, T):
             for b in range(L):
                 node = U[t, b]
                 if b != gold[t]:
                     node += unit
-                _k_best_of_lists(delta, back, t, shifts, b, b, K, heads)
+                _k_best_of_lists(delta, back, t, shifts, b, b, None, K, heads)
                 for k in range(K):
                     delta[t, b, k] += node
-        _k_best_of_lists(delta, back, T, shifts, L, 0, K, heads)
+        _k_best_of_lists(delta, back, T, shifts, L, 0, None, K, heads)
     n = 0
     while n < K and delta[T, 0, n] > -np.inf:
         z_out[n] = delta[T, 0, n]
