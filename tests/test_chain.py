@@ -17,7 +17,8 @@ def scratch(task):
     return chain.buffers(task.max_len, task.n_labels)
 
 
-CASES = [(L, T) for L in (2, 3, 4) for T in (1, 2, 3, 5)]
+# L = 5 and 9: the max-plus step's four-row sweeps and their remainders (chain.table_max)
+CASES = [(L, T) for L in (2, 3, 4) for T in (1, 2, 3, 5)] + [(5, 3), (9, 2)]
 
 
 @pytest.mark.parametrize("L,T", CASES)
@@ -42,6 +43,32 @@ def test_viterbi_matches_brute_force(L, T):
             assert values[tuple(y[:T])] == pytest.approx(best, abs=1e-10)
             score = chain.labeling_score(w, ws, task.dims, U, T, y)
             assert score == pytest.approx(ws * w @ phi_dense(task, i, y[:T]), abs=1e-10)
+
+
+@pytest.mark.parametrize("L", range(1, 14))
+def test_a_max_plus_step_over_the_padded_table_is_the_plain_maximum(L):
+    """``table_max`` (four rows per sweep, then the rest one by one) gives, in every lane
+    the table is padded to, ``max_a prev[a] + table[a, b]`` to the bit, with ties and
+    ``-inf`` among the values."""
+    rng = np.random.default_rng(L)
+    Lp = chain.padded(L)
+    table = np.zeros((L, Lp))
+    table[:, :L] = rng.integers(-3, 3, size=(L, L)) * 0.5      # many equal sums
+    prev = rng.integers(-3, 3, size=Lp) * 0.25
+    prev[rng.integers(0, L)] = -np.inf
+    out = np.full(Lp, np.nan)
+    chain.table_max(table, prev, out)
+    np.testing.assert_array_equal(out, (prev[:L, None] + table).max(axis=0))
+    assert Lp % chain.SIMD_LANES == 0 and L <= Lp < L + chain.SIMD_LANES
+
+
+def test_viterbi_refuses_a_table_that_is_not_its_scratch():
+    task = ChainTask(random_chains(2, 5, 4, lengths=(3, 3), seed=1))
+    U = np.empty((task.max_len, task.n_labels))
+    T = chain.unary_scores(np.zeros(task.d), 1.0, task.dims, task.data, 0, U)
+    with pytest.raises(ValueError, match="viterbi_scratch"):
+        chain.viterbi(np.zeros(task.d), 1.0, task.dims, U, T, task.dataset.labels[:T], 0.0,
+                      np.empty((task.max_len, task.n_labels)), np.empty(T, np.int32))
 
 
 @pytest.mark.parametrize("L,T", [(9, 6), (26, 3)])

@@ -44,10 +44,11 @@ class ChainData(NamedTuple):
 
 @nb.njit(cache=True)
 def buffers(max_len, L):
-    """Per-pass scratch arrays: unary scores ``U``, the Viterbi table ``delta``,
-    a labeling ``y`` and a direction ``(R, E)`` (see below)."""
-    return (np.empty((max_len, L)), np.empty((max_len, L)), np.empty(max_len, dtype=np.int32),
-            np.empty((max_len, L)), transitions.scratch(max_len, L))
+    """Per-pass scratch arrays: unary scores ``U``, the Viterbi table ``delta``
+    (:func:`viterbi_scratch`), a labeling ``y`` and a direction ``(R, E)`` (see below)."""
+    return (np.empty((max_len, L)), viterbi_scratch(max_len, L),
+            np.empty(max_len, dtype=np.int32), np.empty((max_len, L)),
+            transitions.scratch(max_len, L))
 
 
 @nb.njit(cache=True)
@@ -155,9 +156,9 @@ def loss_unit(normalized, T):
 
 @nb.njit(cache=True)
 def transition_max(w, ws, dims, prev, out):
-    """``out[b] = max_a prev[a] + ws * w_trans[a, b]``: one max-plus step of the chain
-    recursions, as ``L`` element-wise maxima over the contiguous rows of the transition
-    block (SIMD over ``b``; no horizontal reductions, no copy of the block)."""
+    """``out[b] = max_a prev[a] + ws * w_trans[a, b]``: one max-plus step over the
+    transition block of ``w`` itself (the exp oracle's shift; Viterbi's steps are
+    :func:`table_max`), as ``L`` element-wise maxima over its contiguous rows."""
     F, L = dims
     trans = w[F * L:F * L + L * L].reshape((L, L))
     p, row = prev[0], trans[0]
@@ -192,17 +193,27 @@ def viterbi(w, ws, dims, U, T, gold, unit, delta, y_out):
     loss-augmented decoding, the max oracle of BCFW eq. (2):
     ``argmax_y L_i(y) + <ws * w, phi(x, y)>``. Returns the maximal value (score
     plus loss); the labeling is written to ``y_out[:T]``.
-    ``delta`` is a ``(maxT, L)`` scratch array. The forward pass keeps only the max-sums
-    (no back-pointer table; each step is :func:`transition_max`); the backtrace recomputes
-    each argmax over the ``L`` predecessors of the chosen label (the first maximal one).
+    ``delta`` is a :func:`viterbi_scratch` array: the transitions ``ws * w_trans`` are
+    written to its padded table and each max-plus step is :func:`table_max` over it (no
+    back-pointer table); the backtrace recomputes each argmax over the ``L`` predecessors
+    of the chosen label (the first maximal one).
     """
     F, L = dims
     off_trans = F * L
     off_first = off_trans + L * L
+    rows = len(delta) - L - 1
+    if rows < T or delta.shape[1] != padded(L):
+        raise ValueError("delta must be a viterbi_scratch array for this sequence")
+    table, out = delta[rows:rows + L], delta[rows + L]
+    for a in range(L):
+        for b in range(L):
+            table[a, b] = ws * w[off_trans + a * L + b]
     first_scores(w, ws, dims, U, T, gold, unit, delta[0])
     for t in range(1, T):
-        transition_max(w, ws, dims, delta[t - 1], delta[t])
-        add_token_scores(U[t], gold[t], unit, delta[t])
+        table_max(table, delta[t - 1], out)
+        for b in range(L):
+            delta[t, b] = out[b]
+        add_token_scores(U[t], gold[t], unit, delta[t, :L])
     best = -np.inf
     arg = 0
     for l in range(L):
@@ -212,10 +223,10 @@ def viterbi(w, ws, dims, U, T, gold, unit, delta, y_out):
             arg = l
     y_out[T - 1] = arg
     for t in range(T - 1, 0, -1):
-        column = off_trans + y_out[t]
+        b = y_out[t]
         top = -np.inf
         for a in range(L):
-            v = delta[t - 1, a] + ws * w[column + a * L]
+            v = delta[t - 1, a] + table[a, b]
             if v > top:
                 top = v
                 arg = a
@@ -223,28 +234,74 @@ def viterbi(w, ws, dims, U, T, gold, unit, delta, y_out):
     return best
 
 
-SIMD_LANES = 4   # doubles per AVX2 vector: the evaluation's tables are padded to a multiple
+SIMD_LANES = 4   # doubles per AVX2 vector: the max-plus tables are padded to a multiple
+
+
+@nb.njit(cache=True)
+def padded(L):
+    """``L`` rounded up to a multiple of :data:`SIMD_LANES`."""
+    return -(-L // SIMD_LANES) * SIMD_LANES
+
+
+@nb.njit(cache=True)
+def viterbi_scratch(max_len, L):
+    """Scratch of :func:`viterbi`, ``padded(L)`` wide: ``max_len`` rows of max-sums, then
+    the ``L`` rows of the transition table and one row for :func:`table_max`'s maxima
+    (zeros: the padding lanes are computed and never read)."""
+    return np.zeros((max_len + L + 1, padded(L)))
+
+
+@nb.njit(cache=True)
+def table_max(table, prev, out):
+    """``out[b] = max_a prev[a] + table[a, b]`` over the ``L`` rows of a padded transition
+    table, for every lane ``b < Lp``: one max-plus step of Viterbi, SIMD over ``b``, four
+    rows per sweep over ``out`` (a quarter of its loads and stores; a maximum is exact, so
+    the order the rows come in does not change it). ``out`` is a row of its own, not the
+    next row of ``prev``'s table, which the compiler would have to assume may overlap."""
+    L, Lp = table.shape
+    p = prev[0]
+    for b in range(Lp):
+        out[b] = p + table[0, b]
+    a = 1
+    while a + 3 < L:
+        p0, p1, p2, p3 = prev[a], prev[a + 1], prev[a + 2], prev[a + 3]
+        for b in range(Lp):
+            v0 = p0 + table[a, b]
+            v1 = p1 + table[a + 1, b]
+            v2 = p2 + table[a + 2, b]
+            v3 = p3 + table[a + 3, b]
+            v0 = v0 if v0 > v1 else v1
+            v2 = v2 if v2 > v3 else v3
+            v0 = v0 if v0 > v2 else v2
+            out[b] = v0 if v0 > out[b] else out[b]
+        a += 4
+    while a < L:
+        p = prev[a]
+        for b in range(Lp):
+            v = p + table[a, b]
+            out[b] = v if v > out[b] else out[b]
+        a += 1
 
 
 @nb.njit(cache=True)
 def evaluation_buffers(w, dims, max_len):
     """Scratch of one evaluation worker: unary scores ``U`` and the two Viterbi tables
-    ``delta, delta2`` (``max_len x Lp``, zeros), a labeling ``y`` and the
-    :func:`transition_table` of ``w``."""
+    ``delta, delta2`` (``max_len x Lp``, zeros, each with one more row for the maxima of
+    a step), a labeling ``y`` and the :func:`transition_table` of ``w``."""
     table = transition_table(w, dims)
     Lp = table.shape[1]
-    return (np.zeros((max_len, Lp)), np.zeros((max_len, Lp)), np.zeros((max_len, Lp)),
+    return (np.zeros((max_len, Lp)), np.zeros((max_len + 1, Lp)), np.zeros((max_len + 1, Lp)),
             np.empty(max_len, dtype=np.int32), table)
 
 
 @nb.njit(cache=True)
 def transition_table(w, dims):
     """The transition block of ``w`` as an ``L x Lp`` table, each row padded with zeros to
-    ``Lp``, a multiple of :data:`SIMD_LANES`: the max-plus steps over it (:func:`table_max2`)
+    ``Lp``, a multiple of :data:`SIMD_LANES`: the max-plus steps over it (:func:`table_max`)
     run whole SIMD vectors, with no scalar remainder loop. The padded lanes are computed and
     never read."""
     F, L = dims
-    table = np.zeros((L, -(-L // SIMD_LANES) * SIMD_LANES))
+    table = np.zeros((L, padded(L)))
     for a in range(L):
         for b in range(L):
             table[a, b] = w[F * L + a * L + b]
@@ -252,49 +309,30 @@ def transition_table(w, dims):
 
 
 @nb.njit(cache=True)
-def table_max2(table, prev, prev2, out, out2, both):
-    """:func:`transition_max` (``ws = 1``) over a :func:`transition_table`, of ``prev`` into
-    ``out`` and, if ``both``, of ``prev2`` into ``out2`` in the same sweep over the rows: the
-    same operations in the same order as :func:`transition_max`, so the same results."""
-    L, Lp = table.shape
-    p, p2, row = prev[0], prev2[0], table[0]
-    for b in range(Lp):
-        out[b] = p + row[b]
-    if both:
-        for b in range(Lp):
-            out2[b] = p2 + row[b]
-    for a in range(1, L):
-        p, p2, row = prev[a], prev2[a], table[a]
-        if both:
-            for b in range(Lp):
-                v = p + row[b]
-                out[b] = v if v > out[b] else out[b]
-                v2 = p2 + row[b]
-                out2[b] = v2 if v2 > out2[b] else out2[b]
-        else:
-            for b in range(Lp):
-                v = p + row[b]
-                out[b] = v if v > out[b] else out[b]
-
-
-@nb.njit(cache=True)
 def decode_and_top(w, table, dims, U, T, gold, unit, delta, delta2, y_out, with_top):
     """:func:`viterbi` at ``w`` (``ws = 1``): the plain decoding (into ``y_out``) and, if
     ``with_top``, in the same forward sweep the value of loss-augmented decoding with
     ``unit`` per wrong token (returned, else 0; no labeling): an evaluation's prediction and
-    hinge from one pass over the transitions (``table``, :func:`transition_table`), equal
-    to two :func:`viterbi` calls. ``U``, ``delta`` and ``delta2`` are ``Lp`` wide."""
+    hinge from one sweep over the tokens (each step :func:`table_max` over ``table``, the
+    :func:`transition_table` of ``w``), equal to two :func:`viterbi` calls. ``U``,
+    ``delta`` and ``delta2`` are ``Lp`` wide, the tables of :func:`evaluation_buffers`
+    (their last rows take a step's maxima)."""
     F, L = dims
     off_trans = F * L
     off_first = off_trans + L * L
+    out, out2 = delta[len(delta) - 1], delta2[len(delta2) - 1]
     first_scores(w, 1.0, dims, U, T, gold, 0.0, delta[0])
     if with_top:
         first_scores(w, 1.0, dims, U, T, gold, unit, delta2[0])
     for t in range(1, T):
-        table_max2(table, delta[t - 1], delta2[t - 1], delta[t], delta2[t], with_top)
-        add_token_scores(U[t], gold[t], 0.0, delta[t])
+        table_max(table, delta[t - 1], out)
+        for b in range(L):
+            delta[t, b] = out[b] + U[t, b]
         if with_top:
-            add_token_scores(U[t], gold[t], unit, delta2[t])
+            table_max(table, delta2[t - 1], out2)
+            for b in range(L):
+                delta2[t, b] = out2[b]
+            add_token_scores(U[t], gold[t], unit, delta2[t, :L])
     best, top = -np.inf, -np.inf
     arg = 0
     for l in range(L):

@@ -18,7 +18,8 @@ import numpy as np
 
 from ssvmbench.errors import UserError, number
 from ssvmbench.tasks import smoothing, transitions
-from ssvmbench.tasks.chain import labeling_score, loss_unit, psi_residual, viterbi
+from ssvmbench.tasks.chain import (labeling_score, loss_unit, psi_residual, viterbi,
+                                   viterbi_scratch)
 
 KINDS = {"max": 0, "topk": 1, "exp": 2}
 TOPK_CASIMIR_TIES = 3   # the compiled kind of the top-K oracle with oracle.ties=casimir
@@ -80,7 +81,7 @@ class Oracle:
         """Scratch for :func:`hinge_oracle` (the unused oracles' parts are tiny)."""
         K = self.K if self.name == "topk" else 1
         exp_len = max_len if self.name == "exp" else 1
-        return (np.empty((max_len, L)), smoothing.topk_buffers(max_len, L, K),
+        return (viterbi_scratch(max_len, L), smoothing.topk_buffers(max_len, L, K),
                 smoothing.exp_buffers(exp_len, L))
 
 
