@@ -14,7 +14,6 @@ call (BCFW Appendix F, Casimir Section 4); the caller counts.
 from dataclasses import dataclass
 
 import numba as nb
-import numpy as np
 
 from ssvmbench.errors import UserError, number
 from ssvmbench.tasks import smoothing, transitions
