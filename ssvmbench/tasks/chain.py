@@ -199,15 +199,12 @@ def viterbi(w, ws, dims, U, T, gold, unit, delta, y_out):
     of the chosen label (the first maximal one).
     """
     F, L = dims
-    off_trans = F * L
-    off_first = off_trans + L * L
+    off_first = F * L + L * L
     rows = len(delta) - L - 1
     if rows < T or delta.shape[1] != padded(L):
         raise ValueError("delta must be a viterbi_scratch array for this sequence")
     table, out = delta[rows:rows + L], delta[rows + L]
-    for a in range(L):
-        for b in range(L):
-            table[a, b] = ws * w[off_trans + a * L + b]
+    write_transitions(w, ws, dims, table)
     first_scores(w, ws, dims, U, T, gold, unit, delta[0])
     for t in range(1, T):
         table_max(table, delta[t - 1], out)
@@ -301,12 +298,19 @@ def transition_table(w, dims):
     ``Lp``, a multiple of :data:`SIMD_LANES`: the max-plus steps over it (:func:`table_max`)
     run whole SIMD vectors, with no scalar remainder loop. The padded lanes are computed and
     never read."""
+    table = np.zeros((dims[1], padded(dims[1])))
+    write_transitions(w, 1.0, dims, table)
+    return table
+
+
+@nb.njit(cache=True)
+def write_transitions(w, ws, dims, table):
+    """``table[a, b] = ws * w_trans[a, b]`` for the ``L x L`` transitions of ``w`` (the
+    padding lanes of ``table`` are left as they are)."""
     F, L = dims
-    table = np.zeros((L, padded(L)))
     for a in range(L):
         for b in range(L):
-            table[a, b] = w[F * L + a * L + b]
-    return table
+            table[a, b] = ws * w[F * L + a * L + b]
 
 
 @nb.njit(cache=True)
