@@ -13,7 +13,6 @@ own so that data modules need not import tasks.
 import heapq
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 
 def best_partial_matching(Z):
@@ -25,7 +24,7 @@ def best_partial_matching(Z):
     are ``>= 0``); the optimal assignment ``A`` of ``max(Z, 0)`` is at least that, and
     keeping its edges with ``Z > 0`` gives a matching of score ``sum_A max(Z, 0) >= score(M)``.
     """
-    rows, cols = linear_sum_assignment(np.maximum(Z, 0.0), maximize=True)
+    rows, cols = _assignment(np.maximum(Z, 0.0))
     keep = Z[rows, cols] > 0.0
     return rows[keep], cols[keep]
 
@@ -91,8 +90,16 @@ def _solve(full, forced, banned):
         sub[j, c] = -np.inf
     part = sub[free_rows][:, free_cols]
     try:
-        r, c = linear_sum_assignment(part, maximize=True)
+        r, c = _assignment(part)
     except ValueError:                           # every completion uses a banned pair
         return None
     assigned[np.flatnonzero(free_rows)[r]] = np.flatnonzero(free_cols)[c]
     return score + part[r, c].sum(), assigned
+
+
+def _assignment(scores):
+    """scipy's ``linear_sum_assignment(scores, maximize=True)``, imported when first used:
+    importing ``scipy.optimize`` takes 0.3 s, which every command registering the built-in
+    tasks paid, and a cold start's second process before it could compile."""
+    from scipy.optimize import linear_sum_assignment
+    return linear_sum_assignment(scores, maximize=True)

@@ -351,3 +351,14 @@ def test_command_line_run_logs_aer(hansards_root, tmp_path):
     assert sorted(trace["effective_pass"].unique()) == [1.0, 2.0]
     assert trace["test_error"].between(0, 0.5).all() and (trace["gap"] >= 0).all()
     assert np.allclose(trace["test_metric"], 1 - trace["test_error"])
+
+
+def test_registering_the_tasks_imports_no_assignment_solver():
+    """scipy.optimize (0.3 s to import) is imported when the matching task first solves an
+    assignment, not when the tasks are registered: every command registers them, and a
+    cold start's second process does so before it compiles anything."""
+    code = ("import sys; from ssvmbench.tasks import registered; registered(); "
+            "print('scipy.optimize' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.split() == ["False"]
