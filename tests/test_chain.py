@@ -1,5 +1,6 @@
 """Chain kernels against brute-force enumeration and a dense reference feature map."""
 
+import collections
 import itertools
 
 import numpy as np
@@ -193,6 +194,37 @@ def test_factored_marginals_match_the_convex_combination():
     chain.init_marginals(task.data, mu0, Psum0)
     np.testing.assert_allclose(averages_U[0], np.concatenate([(mu - mu0).ravel(),
                                                               Psum - Psum0]), atol=1e-12)
+
+
+def test_initial_blocks_are_each_sequences_gold_bigram_counts():
+    """init_marginals (NumPy) against counting by hand: ``mu`` the gold labels one-hot,
+    each block the sorted gold bigram counts of its sequence (length-1 sequences none,
+    repeats counted) with room for ``max(4, 2 (T - 1))`` entries, ``Psum`` their sum; the
+    arrays of the types BCFW's compiled steps take."""
+    task = ChainTask(random_chains(9, 3, 3, lengths=(1, 9), seed=4))
+    L, offsets, labels = task.n_labels, task.dataset.offsets, task.dataset.labels
+    assert 1 in np.diff(offsets)                     # a sequence with no bigram
+    mu, Psum = np.full((task.n_rows, L), 7.0), np.full(L * L, 7.0)
+    blocks = chain.init_marginals(task.data, mu, Psum)
+    pool_keys, pool_vals, start, length, cap, used = blocks
+    np.testing.assert_array_equal(mu, np.eye(L)[labels])
+    expected_sum = np.zeros(L * L)
+    for i in range(task.n):
+        gold = labels[offsets[i]:offsets[i + 1]].tolist()
+        counts = collections.Counter(a * L + b for a, b in zip(gold, gold[1:]))
+        keys = sorted(counts)
+        assert cap[i] == max(4, 2 * (len(gold) - 1)) and length[i] == len(keys)
+        assert start[i] == sum(cap[:i])
+        block = slice(start[i], start[i] + length[i])
+        assert pool_keys[block].tolist() == keys
+        assert pool_vals[block].tolist() == [float(counts[k]) for k in keys]
+        for k in keys:
+            expected_sum[k] += counts[k]
+    np.testing.assert_array_equal(Psum, expected_sum)
+    assert used.tolist() == [len(pool_keys)] == [cap.sum()]
+    for array, dtype in zip(blocks, (np.int64, np.float64, np.int64, np.int64, np.int64,
+                                     np.int64)):
+        assert array.dtype == dtype and array.ndim == 1 and array.flags.c_contiguous
 
 
 def test_evaluate_hinge_and_errors_by_enumeration():

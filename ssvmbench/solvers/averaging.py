@@ -17,10 +17,10 @@ still has a dual value.
 
 from typing import NamedTuple
 
-import numba as nb
 import numpy as np
 
 from ssvmbench.errors import UserError
+from ssvmbench.inner import inner
 
 KINDS = {"avg": 0, "wavg": 1, "tavg": 2}
 ITERATES = ("raw",) + tuple(KINDS)
@@ -70,7 +70,7 @@ class Averages:
         return out, self.L[j] / self.S[j]
 
 
-@nb.njit(cache=True)
+@inner
 def start_step(avg, k):
     """Before step ``k`` (from 1) on the :class:`AverageArrays` ``avg``: ``tavg`` restarts
     when ``k`` is a power of 2."""
@@ -81,7 +81,7 @@ def start_step(avg, k):
                 avg.S[j] = avg.C[j] = avg.L[j] = 0.0
 
 
-@nb.njit(cache=True)
+@inner
 def end_step(avg, k, a, ell):
     """After step ``k``: fold in the weight of the new iterate ``(a v_k, ell_k)``."""
     for j in range(len(avg.kinds)):
@@ -91,7 +91,7 @@ def end_step(avg, k, a, ell):
         avg.L[j] += c * ell
 
 
-@nb.njit(cache=True)
+@inner
 def fold(U, C, v):
     """Before ``v <- a v`` (SGD renormalization): ``U <- U - C v``, ``C <- 0`` keeps every
     ``C v - U``. (Dividing ``C`` by ``a`` instead would let ``C`` grow geometrically when ``a``

@@ -24,6 +24,7 @@ import numba as nb
 import numpy as np
 
 from ssvmbench.errors import UserError
+from ssvmbench.inner import inner
 from ssvmbench.solvers.base import Solver
 from ssvmbench.tasks.base import MARGINAL_KERNELS
 from ssvmbench.tasks.kernels import (add_direction, direction_dot, direction_sqnorm,
@@ -70,7 +71,7 @@ def _try(problem, blocks, i, t0, T, V, v, bufs, old_loss, accept_all):
     return True
 
 
-@nb.njit(cache=True)
+@inner
 def _buffers(dims, data, max_len):
     """Work arrays of a pass: the marginals' work, scores ``U``, marginals ``(R, E)``, a
     direction ``(D, Ed)``, the all-zero vector and an empty lazy-average record."""

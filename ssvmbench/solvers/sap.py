@@ -36,6 +36,7 @@ import numba as nb
 import numpy as np
 
 from ssvmbench.errors import UserError
+from ssvmbench.inner import inner
 from ssvmbench.solvers.base import Solver
 from ssvmbench.tasks.base import ACTIVE_SET_KERNELS
 from ssvmbench.tasks.kernels import (add_direction, add_direction_scores, decode,
@@ -86,7 +87,7 @@ def _catch_up(lo, hi, row, x, step, lam):
         x.stamp[row] = step
 
 
-@nb.njit(cache=True)
+@inner
 def _catch_up_example(dims, data, i, x, step, lam):
     """:func:`_catch_up` on what example ``i`` touches: its feature rows and the tail."""
     F, L = dims

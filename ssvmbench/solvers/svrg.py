@@ -40,6 +40,7 @@ import numba as nb
 import numpy as np
 
 from ssvmbench.errors import UserError
+from ssvmbench.inner import inner
 from ssvmbench.solvers.base import Solver
 from ssvmbench.tasks.base import CORE_KERNELS
 from ssvmbench.tasks.kernels import (add_direction, example_oracle, scores, scratch,
@@ -126,7 +127,7 @@ def anchor_pass(w, dims, data, normalized, oracle, bufs, max_len, g, Ua, kept):
     return keys, vals
 
 
-@nb.njit(cache=True)
+@inner
 def _grown(a, used, need):
     """``a``'s first ``used`` entries in an array of at least ``need`` (twice as long)."""
     b = np.empty(max(need, 2 * len(a)), dtype=a.dtype)

@@ -21,6 +21,7 @@ import numpy as np
 
 from ssvmbench.data.boxes import BoxDataset, iou
 from ssvmbench.data.scenes import load_scenes
+from ssvmbench.inner import inner
 from ssvmbench.tasks import chain, smoothing
 from ssvmbench.tasks.base import Task, kernels_named
 from ssvmbench.tasks.chain import EVAL_CHUNKS, mean_in_order
@@ -85,7 +86,7 @@ class BoxTask(Task):
 # ----------------------------------------------------------------------------- kernels
 
 
-@nb.njit(cache=True)
+@inner
 def scores(w, ws, dims, data, i, out):
     """``out[j, 0] = ws * <w, phi(x_i, j)>`` for the candidates of image ``i``; returns their
     number."""
@@ -101,7 +102,7 @@ def scores(w, ws, dims, data, i, out):
     return t1 - t0
 
 
-@nb.njit(cache=True)
+@inner
 def example_oracle(kind, K, mu, w, ws, dims, data, normalized, i, U, T, bufs, y, R, E):
     """Value of the (smoothed) hinge ``f_i`` at ``ws * w`` and its gradient ``sum_j p_j
     phi(j) - phi(y_i)`` written to ``R`` (Casimir Definition 1; exhaustive over the
@@ -145,7 +146,7 @@ def example_oracle(kind, K, mu, w, ws, dims, data, normalized, i, U, T, bufs, y,
     return value - U[g, 0]
 
 
-@nb.njit(cache=True)
+@inner
 def decode(w, dims, data, normalized, i, U, T, delta, y):
     """Max oracle for BCFW: the loss-augmented argmax (BCFW eq. 2) written to ``y[0]``;
     returns its loss."""
@@ -158,7 +159,7 @@ def decode(w, dims, data, normalized, i, U, T, delta, y):
     return data.loss[t0 + y[0]]
 
 
-@nb.njit(cache=True)
+@inner
 def labeling_hinge(w, dims, data, normalized, i, T, y):
     """``L_i(y) - <w, phi(y_i) - phi(y)>`` for the candidate ``y[0]`` of image ``i``."""
     t0 = data.offsets[i]
@@ -170,7 +171,7 @@ def labeling_hinge(w, dims, data, normalized, i, T, y):
     return data.loss[t0 + y[0]] + s
 
 
-@nb.njit(cache=True)
+@inner
 def add_labeling(g, coef, dims, data, i, T, y):
     """``g += coef * (phi(y) - phi(y_i))`` for the candidate ``y[0]`` of image ``i``."""
     t0 = data.offsets[i]
@@ -180,7 +181,7 @@ def add_labeling(g, coef, dims, data, i, T, y):
             g[f] += coef * (np.float64(chosen[f]) - np.float64(gold[f]))
 
 
-@nb.njit(cache=True)
+@inner
 def add_direction(w, coef, dims, data, t0, T, R, E, U, C):
     """``w += coef * sum_j R[j, 0] phi(j)``, each change also recorded in the lazy averages
     ``U`` with weights ``C`` (:mod:`ssvmbench.solvers.averaging`)."""
@@ -200,7 +201,7 @@ def add_direction(w, coef, dims, data, t0, T, R, E, U, C):
                 u[f] += c * row[f]
 
 
-@nb.njit(cache=True)
+@inner
 def direction_sqnorm(dims, data, t0, T, R, E, x_dense):
     """``||sum_j R[j, 0] phi(j)||^2``, accumulated in the all-zero ``(F,)`` scratch
     ``x_dense`` (left all-zero)."""
@@ -213,7 +214,7 @@ def direction_sqnorm(dims, data, t0, T, R, E, x_dense):
     return s
 
 
-@nb.njit(cache=True)
+@inner
 def direction_dot(w, dims, data, U, T, R, E):
     """``<w, direction>`` given the scores ``U`` of ``w``."""
     s = 0.0
@@ -222,7 +223,7 @@ def direction_dot(w, dims, data, U, T, R, E):
     return s
 
 
-@nb.njit(cache=True)
+@inner
 def dual_residual(mu, blocks, data, i, t0, y, T, R, E):
     """``(R, E)`` of ``phi(y) - sum_j alpha_i(j) phi(j)``."""
     for j in range(T):
@@ -244,7 +245,7 @@ def init_marginals(data, mu, Psum):
             np.zeros(1, dtype=np.int64))
 
 
-@nb.njit(cache=True)
+@inner
 def move_marginals(mu, Psum, blocks, data, i, t0, T, gamma, R, E, U, C):
     """``alpha_i <- (1 - gamma) alpha_i + gamma e_y`` given the residual of
     :func:`dual_residual`, recorded in the lazy averages ``U`` with weights ``C``."""

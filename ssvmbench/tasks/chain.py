@@ -22,6 +22,7 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
+from ssvmbench.inner import inner
 from ssvmbench.tasks import transitions
 from ssvmbench.tasks.base import Scratch
 
@@ -42,7 +43,7 @@ class ChainData(NamedTuple):
 # ----------------------------------------------------------------------------- scores
 
 
-@nb.njit(cache=True)
+@inner
 def buffers(max_len, L):
     """Per-pass scratch arrays: unary scores ``U``, the Viterbi table ``delta``
     (:func:`viterbi_scratch`), a labeling ``y`` and a direction ``(R, E)`` (see below)."""
@@ -51,7 +52,7 @@ def buffers(max_len, L):
             transitions.scratch(max_len, L))
 
 
-@nb.njit(cache=True)
+@inner
 def scratch(dims, data, max_len):
     """The :class:`~ssvmbench.tasks.base.Scratch` of a pass: :func:`buffers` and an all-zero
     vector of ``F`` entries (shared by the tasks whose directions are the chain's)."""
@@ -59,7 +60,7 @@ def scratch(dims, data, max_len):
     return Scratch(U, delta, y, R, E, np.zeros(dims[0]))
 
 
-@nb.njit(cache=True)
+@inner
 def subtract_direction(data, T, R, E, R2, E2):
     """``(R, E) -= (R2, E2)``: token residuals, then the sparse transition parts (loops,
     not a slice assignment, which compiles its error message: 3 s of a cold start)."""
@@ -69,7 +70,7 @@ def subtract_direction(data, T, R, E, R2, E2):
     E[2][0] = transitions.add_sorted(E[0], E[1], E[2][0], E2[0], E2[1], E2[2][0], -1.0)
 
 
-@nb.njit(cache=True)
+@inner
 def unary_scores(w, ws, dims, data, i, out):
     """``out[t, l] = ws * <w_l, x_t>`` for the tokens of sequence ``i``; returns ``T``."""
     offsets, feat_ptr, feat_idx, feat_val = data[0], data[2], data[3], data[4]
@@ -82,7 +83,7 @@ def unary_scores(w, ws, dims, data, i, out):
     return T
 
 
-@nb.njit(cache=True)
+@inner
 def gather_add(W, ws, feat_idx, feat_val, p, p1, out):
     """``out = ws * sum_{p <= q < p1} feat_val[q] W[feat_idx[q]]``: one token's scores for
     all labels, a gather-add of the rows of its active features. Four rows are summed per
@@ -105,7 +106,7 @@ def gather_add(W, ws, feat_idx, feat_val, p, p1, out):
         p += 1
 
 
-@nb.njit(cache=True)
+@inner
 def labeling_score(w, ws, dims, U, T, y):
     """``<ws * w, phi(x, y)>`` given the unary scores ``U`` of ``ws * w``."""
     F, L = dims
@@ -119,7 +120,7 @@ def labeling_score(w, ws, dims, U, T, y):
     return s
 
 
-@nb.njit(cache=True)
+@inner
 def mistakes(gold, y, T):
     """Hamming distance ``sum_t [y_t != gold_t]``."""
     errors = 0
@@ -129,13 +130,13 @@ def mistakes(gold, y, T):
     return errors
 
 
-@nb.njit(cache=True)
+@inner
 def hamming(gold, y, T):
     """Normalized Hamming loss ``(1/T) sum_t [y_t != gold_t]``."""
     return mistakes(gold, y, T) / T
 
 
-@nb.njit(cache=True)
+@inner
 def first_scores(w, ws, dims, U, T, gold, unit, out):
     """``out[l]``: score of label ``l`` at the first token (unary + first-label bias, plus
     the loss ``unit`` of a wrong label), where every chain recursion starts."""
@@ -147,14 +148,14 @@ def first_scores(w, ws, dims, U, T, gold, unit, out):
             out[l] += unit
 
 
-@nb.njit(cache=True)
+@inner
 def loss_unit(normalized, T):
     """Loss of one wrong token: ``1/T`` for the normalized Hamming loss (BCFW Appendix F),
     1 for the Hamming loss (Casimir Section 4)."""
     return 1.0 / T if normalized else 1.0
 
 
-@nb.njit(cache=True)
+@inner
 def transition_max(w, ws, dims, prev, out):
     """``out[b] = max_a prev[a] + ws * w_trans[a, b]``: one max-plus step over the
     transition block of ``w`` itself (the exp oracle's shift; Viterbi's steps are
@@ -171,7 +172,7 @@ def transition_max(w, ws, dims, prev, out):
             out[b] = v if v > out[b] else out[b]
 
 
-@nb.njit(cache=True)
+@inner
 def add_token_scores(U_t, gold_t, unit, out):
     """``out += U_t`` plus the loss ``unit`` at every label but ``gold_t`` (two SIMD loops
     around the gold label instead of a branch per label)."""
@@ -184,7 +185,7 @@ def add_token_scores(U_t, gold_t, unit, out):
         out[b] += unit
 
 
-@nb.njit(cache=True)
+@inner
 def viterbi(w, ws, dims, U, T, gold, unit, delta, y_out):
     """Best labeling for the weights ``ws * w`` plus the Hamming loss with ``unit`` per
     wrong token (0: plain decoding).
@@ -234,7 +235,7 @@ def viterbi(w, ws, dims, U, T, gold, unit, delta, y_out):
 SIMD_LANES = 4   # doubles per AVX2 vector: the max-plus tables are padded to a multiple
 
 
-@nb.njit(cache=True)
+@inner
 def padded(L):
     """``L`` rounded up to a multiple of :data:`SIMD_LANES`."""
     return -(-L // SIMD_LANES) * SIMD_LANES
@@ -248,7 +249,7 @@ def viterbi_scratch(max_len, L):
     return np.zeros((max_len + L + 1, padded(L)))
 
 
-@nb.njit(cache=True)
+@inner
 def table_max(table, prev, out):
     """``out[b] = max_a prev[a] + table[a, b]`` over the ``L`` rows of a padded transition
     table, for every lane ``b < Lp``: one max-plus step of Viterbi, SIMD over ``b``, four
@@ -281,7 +282,7 @@ def table_max(table, prev, out):
         a += 1
 
 
-@nb.njit(cache=True)
+@inner
 def evaluation_buffers(w, dims, max_len):
     """Scratch of one evaluation worker: unary scores ``U`` and the two Viterbi tables
     ``delta, delta2`` (``max_len x Lp``, zeros, each with one more row for the maxima of
@@ -292,7 +293,7 @@ def evaluation_buffers(w, dims, max_len):
             np.empty(max_len, dtype=np.int32), table)
 
 
-@nb.njit(cache=True)
+@inner
 def transition_table(w, dims):
     """The transition block of ``w`` as an ``L x Lp`` table, each row padded with zeros to
     ``Lp``, a multiple of :data:`SIMD_LANES`: the max-plus steps over it (:func:`table_max`)
@@ -303,7 +304,7 @@ def transition_table(w, dims):
     return table
 
 
-@nb.njit(cache=True)
+@inner
 def write_transitions(w, ws, dims, table):
     """``table[a, b] = ws * w_trans[a, b]`` for the ``L x L`` transitions of ``w`` (the
     padding lanes of ``table`` are left as they are)."""
@@ -313,7 +314,7 @@ def write_transitions(w, ws, dims, table):
             table[a, b] = ws * w[F * L + a * L + b]
 
 
-@nb.njit(cache=True)
+@inner
 def decode_and_top(w, table, dims, U, T, gold, unit, delta, delta2, y_out, with_top):
     """:func:`viterbi` at ``w`` (``ws = 1``): the plain decoding (into ``y_out``) and, if
     ``with_top``, in the same forward sweep the value of loss-augmented decoding with
@@ -360,7 +361,7 @@ def decode_and_top(w, table, dims, U, T, gold, unit, delta, delta2, y_out, with_
     return top if with_top else 0.0
 
 
-@nb.njit(cache=True)
+@inner
 def decode(w, dims, data, normalized, i, U, T, delta, y):
     """Max oracle for BCFW: loss-augmented Viterbi (BCFW eq. 2) for sequence ``i`` given its
     unary scores ``U``, the labeling written to ``y``; returns its task loss."""
@@ -379,7 +380,7 @@ def decode(w, dims, data, normalized, i, U, T, delta, y):
 # ``phi(y*) - phi(y_i)``, or ``sum_y p(y) phi(y) - phi(y_i)`` for the smoothed oracles.
 
 
-@nb.njit(cache=True)
+@inner
 def direction_sqnorm(dims, data, t0, T, R, E, x_dense):
     """Squared norm of the direction ``(R, E)``: ``sum_{t,u} <x_t, x_u> <R_t, R_u>`` plus
     the transition and bias blocks. ``x_dense`` is an all-zero ``(F,)`` scratch array
@@ -448,7 +449,7 @@ def nonzero_row(r):
     return any_
 
 
-@nb.njit(cache=True)
+@inner
 def label_sqnorm(R, T, E):
     """Squared norm of the first- and last-label bias blocks and the transition part of the
     direction ``(R, E)``."""
@@ -461,7 +462,7 @@ def label_sqnorm(R, T, E):
     return s
 
 
-@nb.njit(cache=True)
+@inner
 def residual_gram(dims, data, t0, T, R, x_dense, K, rows):
     """The token Gram entries a direction ``(R, E)`` needs: ``rows[:m]`` the tokens whose
     residual row ``R[t]`` is non-zero, ``K[j, u] = <x_{rows[j]}, x_u>`` for every token ``u``
@@ -490,7 +491,7 @@ def residual_gram(dims, data, t0, T, R, x_dense, K, rows):
     return m
 
 
-@nb.njit(cache=True)
+@inner
 def gram_sqnorm(K, rows, m, T, R, E):
     """:func:`direction_sqnorm` from the Gram entries of :func:`residual_gram`."""
     s = 0.0
@@ -505,7 +506,7 @@ def gram_sqnorm(K, rows, m, T, R, E):
     return s + label_sqnorm(R, T, E)
 
 
-@nb.njit(cache=True)
+@inner
 def add_gram_scores(U, coef, K, rows, m, T, R):
     """``U[u] += coef * sum_j K[j, u] R[rows[j]]``: the unary scores ``U`` of ``w`` after
     ``w += coef * (R, E)`` (:func:`add_direction`), from the Gram entries of
@@ -519,7 +520,7 @@ def add_gram_scores(U, coef, K, rows, m, T, R):
                     U[u, l] += c * r[l]
 
 
-@nb.njit(cache=True)
+@inner
 def direction_dot(w, dims, data, U, T, R, E):
     """``<w, direction>`` given the unary scores ``U`` of ``w``."""
     F, L = dims
@@ -546,7 +547,7 @@ def _put(w, U, C, q, delta):
         U[j, q] += C[j] * delta
 
 
-@nb.njit(cache=True)
+@inner
 def add_direction(w, coef, dims, data, t0, T, R, E, U, C):
     """``w += coef * direction``, touching only the features of the ``T`` tokens; each
     change is also recorded in the lazy averages ``U`` with weights ``C`` (see
@@ -595,7 +596,7 @@ def scatter_row(W, coef, feat_idx, feat_val, p, p1, r, few):
         scatter_add(W, coef, feat_idx, feat_val, p, p1, r)
 
 
-@nb.njit(cache=True)
+@inner
 def scatter_add(W, coef, feat_idx, feat_val, p, p1, r):
     """``W[feat_idx[q]] += coef * feat_val[q] * r`` for ``p <= q < p1`` (the rows of one
     token's active features, distinct), four rows per sweep over ``r`` (SIMD over labels)."""
@@ -619,7 +620,7 @@ def scatter_add(W, coef, feat_idx, feat_val, p, p1, r):
         p += 1
 
 
-@nb.njit(cache=True)
+@inner
 def psi_residual(gold, y, T, R, E):
     """``(R, E)`` of ``psi_i(y) = phi(x_i, y_i) - phi(x_i, y)``."""
     R[:T, :] = 0.0
@@ -629,7 +630,7 @@ def psi_residual(gold, y, T, R, E):
     transitions.set_difference_of_labelings(E, gold, y, T, R.shape[1])
 
 
-@nb.njit(cache=True)
+@inner
 def labeling_hinge(w, dims, data, normalized, i, T, y):
     """``L_i(y) - <w, psi_i(y)>`` for the labeling ``y[:T]`` of sequence ``i``: the hinge
     term of one stored labeling (the max oracle returns its maximum over ``y``), read
@@ -656,7 +657,7 @@ def labeling_hinge(w, dims, data, normalized, i, T, y):
     return wrong * loss_unit(normalized, T) + s
 
 
-@nb.njit(cache=True)
+@inner
 def add_labeling(g, coef, dims, data, i, T, y):
     """``g += coef * (phi(x_i, y) - phi(x_i, y_i))`` for the labeling ``y[:T]`` of sequence
     ``i`` (the max oracle's gradient when ``y`` is its argmax), written at the tokens and
@@ -694,7 +695,7 @@ def add_labeling(g, coef, dims, data, i, T, y):
 # the ``P_i`` only through their sum.
 
 
-@nb.njit(cache=True)
+@inner
 def marginals_residual(mu, blocks, data, i, t0, y, T, R, E):
     """``(R, E)`` of ``phi(x_i, y) - sum_y' alpha_i(y') phi(x_i, y')`` (factored alpha_i)."""
     L = mu.shape[1]
@@ -707,27 +708,41 @@ def marginals_residual(mu, blocks, data, i, t0, y, T, R, E):
                                          length[i])
 
 
-@nb.njit(cache=True)
 def init_marginals(data, mu, Psum):
     """Factored dual state of ``alpha_i = e_{y_i}`` (BCFW Algorithm 4 start, ``w = 0``):
-    fills ``mu`` and ``Psum`` and returns the blocks ``P_i``."""
+    fills ``mu`` and ``Psum`` and returns the blocks ``P_i`` (the pool of
+    :mod:`~ssvmbench.tasks.transitions`: each block its gold bigram counts, sorted, with
+    room for twice its entries). In NumPy: called once per run, from Python, it has no
+    kernel to compile (1 s of a cold start)."""
     offsets, labels = data[0], data[1]
     n = len(offsets) - 1
     L = mu.shape[1]
     mu[:, :] = 0.0
-    Psum[:] = 0.0
-    for t in range(len(labels)):
-        mu[t, labels[t]] = 1.0
-    start, length, cap = (np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64),
-                          np.empty(n, dtype=np.int64))
-    pool_keys, pool_vals = transitions.init_blocks(data, L, start, length, cap)
-    for i in range(n):
-        for q in range(start[i], start[i] + length[i]):
-            Psum[pool_keys[q]] += pool_vals[q]
-    return pool_keys, pool_vals, start, length, cap, np.array([len(pool_keys)])
+    mu[np.arange(len(labels)), labels] = 1.0
+    lengths = np.diff(offsets)
+    cap = np.maximum(4, 2 * (lengths - 1))
+    start = np.zeros(n, dtype=np.int64)
+    np.cumsum(cap[:-1], out=start[1:])
+    # each bigram (t - 1, t) within a sequence, keyed by its sequence then a * L + b
+    sequence = np.repeat(np.arange(n, dtype=np.int64), lengths)
+    inside = sequence[1:] == sequence[:-1]
+    keys = labels[:-1][inside].astype(np.int64) * L + labels[1:][inside]
+    found, counts = np.unique(sequence[1:][inside] * (L * L) + keys, return_counts=True)
+    owner, key = np.divmod(found, L * L)
+    length = np.bincount(owner, minlength=n).astype(np.int64)
+    first = np.zeros(n, dtype=np.int64)
+    np.cumsum(length[:-1], out=first[1:])
+    total = int(cap.sum())
+    pool_keys, pool_vals = np.empty(total, dtype=np.int64), np.empty(total)
+    where = start[owner] + np.arange(len(found)) - first[owner]
+    pool_keys[where] = key
+    pool_vals[where] = counts
+    Psum[:] = np.bincount(key, weights=counts, minlength=len(Psum))
+    return (pool_keys, pool_vals, start, length, cap.astype(np.int64),
+            np.array([total], dtype=np.int64))
 
 
-@nb.njit(cache=True)
+@inner
 def move_marginals(mu, Psum, blocks, data, i, t0, T, gamma, R, E, U, C):
     """``alpha_i <- (1 - gamma) alpha_i + gamma e_y`` in factored form, given the residual
     ``(R, E)`` of ``y`` from :func:`marginals_residual`; returns the blocks (the pool may
@@ -780,7 +795,7 @@ def weights_from_average(alpha, U, c, s, dims, data, lam, w):
         w[F * L + q] = (w[F * L + q] - p_bar) / (lam * n)
 
 
-@nb.njit(cache=True)
+@inner
 def average_residual(alpha, U, c, s, data, i, R, pairs):
     """``R[t] = e_{y_t} - mu_bar_t`` for the tokens of sequence ``i`` (``mu_bar`` from the
     averaged state ``(c alpha - U) / s``) and its gold tag pairs counted into ``pairs``
@@ -799,8 +814,9 @@ def average_residual(alpha, U, c, s, data, i, R, pairs):
     return t0, T
 
 
-@nb.njit(cache=True)
+@inner
 def max_length(offsets):
+    """The longest sequence's length (in compiled code; a task's ``max_len`` in Python)."""
     longest = 0
     for i in range(len(offsets) - 1):
         longest = max(longest, offsets[i + 1] - offsets[i])
@@ -836,7 +852,7 @@ def evaluate(w, dims, data, normalized, with_hinge, max_len, predictions):
 EVAL_CHUNKS = 256   # work items of a parallel evaluation (fixed: results never depend on it)
 
 
-@nb.njit(cache=True)
+@inner
 def mean_in_order(values):
     """The mean of ``values`` summed left to right (as a serial loop would)."""
     total = 0.0
@@ -845,7 +861,7 @@ def mean_in_order(values):
     return total / len(values)
 
 
-@nb.njit(cache=True)
+@inner
 def score_sequence(w, table, dims, data, normalized, with_hinge, i, U, T, delta, delta2, y,
                    predictions):
     """Decode sequence ``i`` from its token scores ``U`` and the transitions and biases of

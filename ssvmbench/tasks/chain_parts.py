@@ -4,28 +4,28 @@ token and label-bigram parts (online EG, :data:`~ssvmbench.tasks.base.MARGINAL_K
 Signatures: :mod:`ssvmbench.tasks.kernels`; layouts: :mod:`ssvmbench.tasks.chain`.
 """
 
-import numba as nb
 import numpy as np
 
+from ssvmbench.inner import inner
 from ssvmbench.tasks import chain
 from ssvmbench.tasks.smoothing import exp_buffers, exp_oracle
 
 # ------------------------------------------------------------- stored labelings (SAP)
 
 
-@nb.njit(cache=True)
+@inner
 def labeling_score(w, dims, data, i, U, T, y):
     """``<w, phi(x_i, y)>`` given the unary scores ``U`` of ``w``."""
     return chain.labeling_score(w, 1.0, dims, U, T, y)
 
 
-@nb.njit(cache=True)
+@inner
 def labeling_direction(data, i, T, y_plus, y_minus, R, E):
     """``(R, E) = phi(x_i, y_plus) - phi(x_i, y_minus)``."""
     chain.psi_residual(y_plus, y_minus, T, R, E)
 
 
-@nb.njit(cache=True)
+@inner
 def gram_scratch(dims, data, max_len):
     """The record of :func:`direction_gram`: token Gram rows ``K``, their tokens ``rows``
     and their count."""
@@ -33,7 +33,7 @@ def gram_scratch(dims, data, max_len):
             np.zeros(1, dtype=np.int64))
 
 
-@nb.njit(cache=True)
+@inner
 def direction_gram(dims, data, t0, T, R, E, dense, gram):
     """``||(R, E)||^2`` (as :func:`~ssvmbench.tasks.chain.direction_sqnorm`), keeping in
     ``gram`` the token Gram entries that :func:`add_direction_scores` reuses."""
@@ -42,7 +42,7 @@ def direction_gram(dims, data, t0, T, R, E, dense, gram):
     return chain.gram_sqnorm(K, rows, m[0], T, R, E)
 
 
-@nb.njit(cache=True)
+@inner
 def add_direction_scores(U, coef, data, T, R, E, gram):
     """The unary scores ``U`` of ``w`` after ``w += coef * (R, E)``, from the Gram entries
     :func:`direction_gram` kept (no feature reads)."""
@@ -50,7 +50,7 @@ def add_direction_scores(U, coef, data, T, R, E, gram):
     chain.add_gram_scores(U, coef, K, rows, m[0], T, R)
 
 
-@nb.njit(cache=True)
+@inner
 def example_features(data, i):
     """The feature rows of ``w`` that the directions of sequence ``i`` touch (repeats
     allowed): its tokens' features."""
@@ -61,7 +61,7 @@ def example_features(data, i):
 # ------------------------------------------------------------- marginals (online EG)
 
 
-@nb.njit(cache=True)
+@inner
 def part_scores(w, dims, data, normalized, i, U, T, G, g):
     """The loss-augmented scores of the parts of sequence ``i`` given its unary scores
     ``U``: ``G[t, l] = U[t, l] + L_t(l)`` (the Hamming unit when ``l`` is not the gold
@@ -76,13 +76,13 @@ def part_scores(w, dims, data, normalized, i, U, T, G, g):
     g[:] = w[F * L:]
 
 
-@nb.njit(cache=True)
+@inner
 def marginals_scratch(dims, data, max_len):
     """Work arrays of :func:`part_marginals` (the exp oracle's)."""
     return exp_buffers(max_len, dims[1])
 
 
-@nb.njit(cache=True)
+@inner
 def part_marginals(dims, data, normalized, i, T, V, v, work, rows, pairs, R, E, D, Ed):
     """Marginals of ``p(y) ~ exp(<(V, v), parts(y)>)`` over the labelings of sequence ``i``
     (potentials ``V`` per token and label, ``v`` laid out as the tail of ``w``): the exp
@@ -103,7 +103,7 @@ def part_marginals(dims, data, normalized, i, T, V, v, work, rows, pairs, R, E, 
     return expected_loss(data, normalized, i, T, R)
 
 
-@nb.njit(cache=True)
+@inner
 def expected_loss(data, normalized, i, T, R):
     """``E_p L_i(y)`` from the token marginals ``R`` of ``p``."""
     t0 = data[0][i]
@@ -114,7 +114,7 @@ def expected_loss(data, normalized, i, T, R):
     return s
 
 
-@nb.njit(cache=True)
+@inner
 def gold_marginals(data, i, T, rows, pairs):
     """The marginals of the point mass on ``y_i`` as stored by :func:`store_marginals`."""
     t0 = data[0][i]
@@ -128,7 +128,7 @@ def gold_marginals(data, i, T, rows, pairs):
         pairs[gold[t - 1] * L + gold[t]] += 1.0
 
 
-@nb.njit(cache=True)
+@inner
 def store_marginals(data, T, R, E, rows, pairs):
     """Keep the marginals ``(R, E)`` of :func:`part_marginals`: ``rows`` the token
     marginals (``T x L``), ``pairs`` the bigram marginals (``L^2``)."""

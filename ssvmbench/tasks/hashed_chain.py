@@ -27,6 +27,7 @@ import numpy as np
 
 from ssvmbench.data.sequences import HashedChainDataset
 from ssvmbench.data.synthetic import random_hashed_chains
+from ssvmbench.inner import inner
 from ssvmbench.tasks import chain
 from ssvmbench.tasks.chain import (EVAL_CHUNKS, average_residual, buffers, evaluation_buffers,
                                    hamming, loss_unit, max_length, mean_in_order, mistakes,
@@ -90,7 +91,7 @@ def _edge(data, L, a, b):
     return data.edge_buckets[(a + 1) * L + b]
 
 
-@nb.njit(cache=True)
+@inner
 def edge_weights(w, dims, data):
     """The tag-pair weights of ``w`` in the chain layout of ``dims = (0, L)``: transitions
     ``a -> b`` at ``a L + b``, the first-label bias at ``L^2 + b``, a zero last-label bias."""
@@ -104,7 +105,7 @@ def edge_weights(w, dims, data):
     return ev
 
 
-@nb.njit(cache=True)
+@inner
 def unary_scores(w, ws, dims, data, i, out):
     """``out[t, l] = ws * sum_p x_tp w[h(p, l)]`` for the tokens of sequence ``i``; returns
     ``T``. The buckets of a feature entry for labels ``0, 1, ...`` are stepped through by
@@ -125,7 +126,7 @@ def unary_scores(w, ws, dims, data, i, out):
     return T
 
 
-@nb.njit(cache=True)
+@inner
 def example_oracle(kind, K, mu, w, ws, dims, data, normalized, i, U, T, bufs, y, R, E):
     """:func:`~ssvmbench.tasks.oracles.hinge_oracle` of sequence ``i`` on its token scores
     ``U`` and the tag-pair weights of ``w``."""
@@ -135,7 +136,7 @@ def example_oracle(kind, K, mu, w, ws, dims, data, normalized, i, U, T, bufs, y,
                         data.labels[t0:t0 + T], loss_unit(normalized, T), bufs, y, R, E)
 
 
-@nb.njit(cache=True)
+@inner
 def decode(w, dims, data, normalized, i, U, T, delta, y):
     """Loss-augmented Viterbi of sequence ``i`` (BCFW eq. 2); returns its task loss."""
     gold = data.labels[data.offsets[i]:data.offsets[i] + T]
@@ -145,7 +146,7 @@ def decode(w, dims, data, normalized, i, U, T, delta, y):
     return hamming(gold, y, T) if normalized else float(mistakes(gold, y, T))
 
 
-@nb.njit(cache=True)
+@inner
 def _moved_labels(R, t, labels):
     """The labels ``l`` with ``R[t, l] != 0``, into ``labels``; returns their number."""
     m = 0
@@ -156,7 +157,7 @@ def _moved_labels(R, t, labels):
     return m
 
 
-@nb.njit(cache=True)
+@inner
 def _scatter(x, coef, dims, data, t0, T, R, E):
     """``x += coef * direction (R, E)`` in bucket space (only the labels a token's residual
     row moves)."""
@@ -175,7 +176,7 @@ def _scatter(x, coef, dims, data, t0, T, R, E):
         x[data.edge_buckets[L + keys[j]]] += coef * vals[j]
 
 
-@nb.njit(cache=True)
+@inner
 def direction_sqnorm(dims, data, t0, T, R, E, x_dense):
     """Squared norm of the direction ``(R, E)``: scattered into the all-zero ``(D,)`` scratch
     ``x_dense``, then read back and cleared bucket by bucket (colliding entries add up; a
@@ -202,7 +203,7 @@ def direction_sqnorm(dims, data, t0, T, R, E, x_dense):
     return s
 
 
-@nb.njit(cache=True)
+@inner
 def direction_dot(w, dims, data, U, T, R, E):
     """``<w, direction>`` given the token scores ``U`` of ``w``."""
     L = dims[1]
@@ -218,7 +219,7 @@ def direction_dot(w, dims, data, U, T, R, E):
     return s
 
 
-@nb.njit(cache=True)
+@inner
 def add_direction(w, coef, dims, data, t0, T, R, E, U, C):
     """``w += coef * direction``, each change also recorded in the lazy averages ``U`` with
     weights ``C`` (:mod:`ssvmbench.solvers.averaging`; empty ``C`` = no averages)."""
@@ -248,7 +249,7 @@ def weights_from_average(alpha, U, c, s, dims, data, lam, w):
         w[data.edge_buckets[L + q]] += (pairs[q] - p_bar) / (lam * n)
 
 
-@nb.njit(cache=True)
+@inner
 def _gold_minus(dims, data, i, T, y):
     """``(t0, R, E)``: the direction ``phi(x_i, y_i) - phi(x_i, y)`` in label space (the
     chain's :func:`~ssvmbench.tasks.chain.psi_residual`)."""
@@ -258,7 +259,7 @@ def _gold_minus(dims, data, i, T, y):
     return t0, R, E
 
 
-@nb.njit(cache=True)
+@inner
 def _dot(w, dims, data, t0, T, R, E):
     """``<w, direction (R, E)>`` read from the buckets (as :func:`_scatter` writes them)."""
     D, L = dims
@@ -276,7 +277,7 @@ def _dot(w, dims, data, t0, T, R, E):
     return s
 
 
-@nb.njit(cache=True)
+@inner
 def labeling_hinge(w, dims, data, normalized, i, T, y):
     """``L_i(y) - <w, phi(x_i, y_i) - phi(x_i, y)>`` for the labeling ``y[:T]`` of sequence
     ``i`` (the cutting plane's stored labelings; the test kit's brute force)."""
@@ -286,7 +287,7 @@ def labeling_hinge(w, dims, data, normalized, i, T, y):
     return loss - _dot(w, dims, data, t0, T, R, E)
 
 
-@nb.njit(cache=True)
+@inner
 def add_labeling(g, coef, dims, data, i, T, y):
     """``g += coef * (phi(x_i, y) - phi(x_i, y_i))`` for the labeling ``y[:T]``."""
     t0, R, E = _gold_minus(dims, data, i, T, y)

@@ -36,6 +36,7 @@ import numba as nb
 import numpy as np
 
 from ssvmbench.data.matchings import MatchingDataset
+from ssvmbench.inner import inner
 from ssvmbench.metrics import alignment_error_rate
 from ssvmbench.data.alignment import synthetic_alignment
 from ssvmbench.tasks import boxes, chain, smoothing
@@ -140,7 +141,7 @@ def _top_into(Z, K, Y, z):
     return len(found)
 
 
-@nb.njit(cache=True)
+@inner
 def best_matching(Z, y):
     """``y[:m m']`` = edge indicators of a best partial matching for the ``m x m'`` scores
     ``Z`` (scipy, in object mode); returns its score."""
@@ -149,7 +150,7 @@ def best_matching(Z, y):
     return score
 
 
-@nb.njit(cache=True)
+@inner
 def top_matchings(Z, K, Y, z):
     """The ``n <= K`` best partial matchings for ``Z`` (Murty, in object mode): indicators
     in ``Y[:n, :m m']``, scores (decreasing) in ``z[:n]``; returns ``n``."""
@@ -158,7 +159,7 @@ def top_matchings(Z, K, Y, z):
     return n
 
 
-@nb.njit(cache=True)
+@inner
 def edge_matrix(U, data, i, T, loss):
     """``Z[j, k] = U[e, 0]`` (plus ``l_e`` if ``loss``) for the edges ``e = j m' + k`` of
     pair ``i``."""
@@ -170,7 +171,7 @@ def edge_matrix(U, data, i, T, loss):
     return Z
 
 
-@nb.njit(cache=True)
+@inner
 def target_score(U, data, t0, T):
     """``<w, phi(x_i, y_i)>`` from the edge scores ``U``."""
     s = 0.0
@@ -182,7 +183,7 @@ def target_score(U, data, t0, T):
 # ----------------------------------------------------------------------------- kernels
 
 
-@nb.njit(cache=True)
+@inner
 def example_oracle(kind, K, mu, w, ws, dims, data, normalized, i, U, T, bufs, y, R, E):
     """Value of the (smoothed) hinge ``f_i`` at ``ws * w`` (``U``: its edge scores) and its
     gradient ``sum_y p(y) phi(y) - phi(y_i)`` written to ``R`` (Casimir Definition 1).
@@ -211,7 +212,7 @@ def example_oracle(kind, K, mu, w, ws, dims, data, normalized, i, U, T, bufs, y,
     return top + data.base[i] - target_score(U, data, t0, T)
 
 
-@nb.njit(cache=True)
+@inner
 def task_loss(data, i, y, T):
     """The asymmetric Hamming loss ``L(y_i, y) = c_r |y_i| + sum_e y_e l_e`` of the edge
     indicators ``y[:T]`` of pair ``i``."""
@@ -222,7 +223,7 @@ def task_loss(data, i, y, T):
     return loss
 
 
-@nb.njit(cache=True)
+@inner
 def labeling_hinge(w, dims, data, normalized, i, T, y):
     """``L_i(y) - <w, phi(y_i) - phi(y)>`` for the edge indicators ``y[:T]`` of pair ``i``,
     read from the features of the edges where ``y`` differs from ``y_i`` only."""
@@ -238,7 +239,7 @@ def labeling_hinge(w, dims, data, normalized, i, T, y):
     return task_loss(data, i, y, T) + s
 
 
-@nb.njit(cache=True)
+@inner
 def add_labeling(g, coef, dims, data, i, T, y):
     """``g += coef * (phi(y) - phi(y_i))`` for the edge indicators ``y[:T]`` of pair ``i``,
     written from the edges where ``y`` differs from ``y_i`` only."""
@@ -252,7 +253,7 @@ def add_labeling(g, coef, dims, data, i, T, y):
                 g[f] += coef * diff * row[f]
 
 
-@nb.njit(cache=True)
+@inner
 def decode(w, dims, data, normalized, i, U, T, delta, y):
     """Max oracle for BCFW: the loss-augmented best matching (BCFW eq. 2) written to ``y``
     (edge indicators); returns its loss ``L(y_i, y)``."""
@@ -260,7 +261,7 @@ def decode(w, dims, data, normalized, i, U, T, delta, y):
     return task_loss(data, i, y, T)
 
 
-@nb.njit(cache=True)
+@inner
 def dual_residual(mu, blocks, data, i, t0, y, T, R, E):
     """``(R, E)`` of ``phi(y) - sum_y' alpha_i(y') phi(y')`` (edge marginals ``mu``)."""
     for e in range(T):

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import numba as nb
 
 from ssvmbench.errors import UserError, number
+from ssvmbench.inner import inner
 from ssvmbench.tasks import smoothing, transitions
 from ssvmbench.tasks.chain import (labeling_score, loss_unit, psi_residual, viterbi,
                                    viterbi_scratch)
@@ -100,7 +101,7 @@ def hinge_oracle(kind, K, mu, w, ws, dims, U, T, gold, unit, bufs, y, R, E):
                   E)
 
 
-@nb.njit(cache=True)
+@inner
 def _hinge(kind, K, mu, w, ws, dims, U, T, gold, unit, delta, topk_bufs, exp_bufs, y, R, E):
     """:func:`hinge_oracle` with its buffers apart (``delta`` the max oracle's): an oracle
     whose part is None (a type, known when compiled) is left out of the compiled code."""
@@ -122,7 +123,7 @@ def _hinge(kind, K, mu, w, ws, dims, U, T, gold, unit, delta, topk_bufs, exp_buf
     raise ValueError("the oracle's buffers are not in bufs (Task.oracle_scratch)")
 
 
-@nb.njit(cache=True)
+@inner
 def _max_hinge(w, ws, dims, U, T, gold, unit, delta, y, R, E):
     """The max oracle: the loss-augmented Viterbi value; ``(R, E) = phi(y*) - phi(y_i)``."""
     top = viterbi(w, ws, dims, U, T, gold, unit, delta, y)
@@ -130,7 +131,7 @@ def _max_hinge(w, ws, dims, U, T, gold, unit, delta, y, R, E):
     return top
 
 
-@nb.njit(cache=True)
+@inner
 def _minus_gold(dims, T, gold, R, E):
     """``(R, E) -= phi(y_i)`` after a smoothed oracle wrote ``sum_y p(y) phi(y)``."""
     keys, vals, size, wk, wv = E
@@ -140,7 +141,7 @@ def _minus_gold(dims, T, gold, R, E):
     size[0] = transitions.add_sorted(keys, vals, size[0], wk, wv, n_gold, -1.0)
 
 
-@nb.njit(cache=True)
+@inner
 def example_oracle(kind, K, mu, w, ws, dims, data, normalized, i, U, T, bufs, y, R, E):
     """:func:`hinge_oracle` for sequence ``i`` of ``data`` (its gold labels and task loss),
     in the signature every task shares (:mod:`ssvmbench.tasks.kernels`)."""

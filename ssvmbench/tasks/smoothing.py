@@ -35,6 +35,7 @@ bounds of the hinge); the constant does not change the gradient.
 import numba as nb
 import numpy as np
 
+from ssvmbench.inner import inner
 from ssvmbench.tasks import transitions
 from ssvmbench.tasks.chain import first_scores, transition_max
 
@@ -51,7 +52,7 @@ def topk_buffers(max_len, L, K):
     return work, np.empty((K, max_len), dtype=np.int32), np.empty(K), np.empty(K)
 
 
-@nb.njit(cache=True)
+@inner
 def _push(vals, codes, n, K, v, code):
     """Insert ``v`` (with ``code``) into ``vals[:n]`` (sorted decreasing), keeping at most
     ``K`` entries; equal values keep their insertion order. Returns the new length."""
@@ -162,7 +163,7 @@ def _k_best_of_lists(delta, back, t, shifts, s, b, node, K, heads):
             back[t, b, j] = code
 
 
-@nb.njit(cache=True)
+@inner
 def topk_viterbi(w, ws, dims, U, T, gold, unit, K, casimir_ties, work, Y_out, z_out):
     """The K best labelings of the chain and their scores, sorted decreasing (the top-K
     oracle's inference, Definition 1; "Top-K DP" of Table 1, paper Section 2).
@@ -235,7 +236,7 @@ def topk_viterbi(w, ws, dims, U, T, gold, unit, K, casimir_ties, work, Y_out, z_
 # ------------------------------------------------------- l2^2 smoothing over the top K
 
 
-@nb.njit(cache=True)
+@inner
 def _threshold_sorted(u, n, radius):
     """``tau`` with ``sum_j max(u_j - u_0 - tau, 0) = radius`` for non-increasing ``u[:n]``
     (relative to the max ``u_0``, so the support's differences stay exact)."""
@@ -252,7 +253,7 @@ def _threshold_sorted(u, n, radius):
     return tau
 
 
-@nb.njit(cache=True)
+@inner
 def _simplex_threshold(v, n, radius):
     """``(m, tau)`` with ``m = max v[:n]`` and ``sum_j max(v_j - m - tau, 0) = radius``
     (sort-based, Duchi et al. 2008); no sort when ``v[:n]`` is already non-increasing (top-K
@@ -265,7 +266,7 @@ def _simplex_threshold(v, n, radius):
     return v[0], _threshold_sorted(v, n, radius)
 
 
-@nb.njit(cache=True)
+@inner
 def project_simplex(v, n, out):
     """Euclidean projection of ``v[:n]`` onto the probability simplex, written to
     ``out[:n]`` (sort-based: Held et al. 1974, Duchi et al. 2008); paper Section 2,
@@ -275,7 +276,7 @@ def project_simplex(v, n, out):
         out[j] = max((v[j] - top) - tau, 0.0)
 
 
-@nb.njit(cache=True)
+@inner
 def l2_smoothed_max(z, n, mu, p_out):
     """``h_{mu l2^2}(z) = max_{u in simplex} <z, u> - mu (||u||^2 - 1) / 2`` over ``z[:n]``
     (paper Section 2, with its ``l2^2(u) = (||u||^2 - 1) / 2``); applied to the K best
@@ -299,7 +300,7 @@ def l2_smoothed_max(z, n, mu, p_out):
     return top + dot - 0.5 * mu * (sq - 1.0)
 
 
-@nb.njit(cache=True)
+@inner
 def weighted_labelings_direction(Y, p, n, T, L, R, E):
     """``(R, E)`` of ``sum_k p_k phi(x, Y[k])`` over ``k < n`` (the top-K oracle's gradient,
     Definition 1): ``R[t] = sum_k p_k e_{Y[k, t]}`` for ``t < T`` and ``E`` the weighted
@@ -319,7 +320,7 @@ def weighted_labelings_direction(Y, p, n, T, L, R, E):
         size[0] = transitions.add_sorted(keys, vals, size[0], wk, wv, nb_, pk)
 
 
-@nb.njit(cache=True)
+@inner
 def topk_oracle(w, ws, dims, U, T, gold, unit, K, mu, casimir_ties, buffers, R, E):
     """Top-K oracle (paper Section 2, Definition 1; Table 1 "Top-K DP"): the value
     ``h_{mu,K}`` of the ``l2^2``-smoothed max over the K best (loss-augmented) scores and
@@ -353,7 +354,7 @@ def exp_buffers(max_len, L):
     return np.empty((max_len, L)), np.empty((max_len, L)), np.empty((max_len, L, L)), np.empty(L)
 
 
-@nb.njit(cache=True)
+@inner
 def exp_oracle(w, ws, dims, U, T, gold, unit, mu, work, R, E):
     """Exp oracle (paper Section 2, Definition 1; Table 1 "Sum-Product"): the entropy-
     smoothed max ``h_{-mu H} = mu log sum_y exp(s(y) / mu)`` of the (loss-augmented) scores

@@ -14,11 +14,12 @@ The blocks ``P_i`` live in one growable pool: example ``i`` owns
 ``cap[i]`` entries; a block that outgrows its room moves to the end of the pool.
 """
 
-import numba as nb
 import numpy as np
 
+from ssvmbench.inner import inner
 
-@nb.njit(cache=True)
+
+@inner
 def scratch(max_len, L):
     """An empty transition part ``E`` for sequences of up to ``max_len`` tokens."""
     return (np.empty(L * L + 2 * max_len, dtype=np.int64), np.empty(L * L + 2 * max_len),
@@ -26,7 +27,7 @@ def scratch(max_len, L):
             np.empty(2 * max_len))
 
 
-@nb.njit(cache=True)
+@inner
 def bigram_counts(y, T, L, keys, vals):
     """Sorted keys ``y[t-1] * L + y[t]`` of the bigrams of ``y[:T]`` with their counts,
     written to ``keys``/``vals``; returns their number."""
@@ -56,7 +57,7 @@ def bigram_counts(y, T, L, keys, vals):
     return n
 
 
-@nb.njit(cache=True)
+@inner
 def merge(ak, av, na, bk, bv, nb_, beta, out_k, out_v):
     """``out = a + beta * b`` over the union of the sorted keys; returns its length.
     Entries that cancel are kept, so the result's keys contain both inputs' keys."""
@@ -79,7 +80,7 @@ def merge(ak, av, na, bk, bv, nb_, beta, out_k, out_v):
     return n
 
 
-@nb.njit(cache=True)
+@inner
 def add_sorted(keys, vals, n, bk, bv, nb_, beta):
     """``(keys, vals)[:n] += beta * (bk, bv)[:nb_]`` in place over the union of the sorted
     unique keys (merged from the back, so no second buffer); returns the new length."""
@@ -111,7 +112,7 @@ def add_sorted(keys, vals, n, bk, bv, nb_, beta):
     return m
 
 
-@nb.njit(cache=True)
+@inner
 def set_difference_of_labelings(E, plus, minus, T, L):
     """``E = counts(plus) - counts(minus)`` (the transition part of ``psi_i(y)``)."""
     keys, vals, size, wk, wv = E
@@ -121,7 +122,7 @@ def set_difference_of_labelings(E, plus, minus, T, L):
     size[0] = merge(wk[:m], wv[:m], n_plus, wk[m:], wv[m:], n_minus, -1.0, keys, vals)
 
 
-@nb.njit(cache=True)
+@inner
 def set_labeling_minus_block(E, y, T, L, pool_keys, pool_vals, start, length):
     """``E = counts(y) - P_i`` for the block ``P_i`` at ``start`` of ``length`` entries;
     ``E``'s keys contain all of ``P_i``'s (needed by :func:`move_block`)."""
@@ -132,28 +133,7 @@ def set_labeling_minus_block(E, y, T, L, pool_keys, pool_vals, start, length):
                     keys, vals)
 
 
-@nb.njit(cache=True)
-def init_blocks(data, L, start, length, cap):
-    """Blocks ``P_i = counts(y_i)`` of the gold labelings (``alpha_i = e_{y_i}``), each
-    with room for twice its entries; returns ``(pool_keys, pool_vals)``."""
-    offsets, labels = data[0], data[1]
-    n = len(offsets) - 1
-    total = 0
-    for i in range(n):
-        cap[i] = max(4, 2 * (offsets[i + 1] - offsets[i] - 1))
-        start[i] = total
-        total += cap[i]
-    pool_keys = np.empty(total, dtype=np.int64)
-    pool_vals = np.empty(total)
-    for i in range(n):
-        t0 = offsets[i]
-        s, c = start[i], cap[i]
-        length[i] = bigram_counts(labels[t0:offsets[i + 1]], offsets[i + 1] - t0, L,
-                                  pool_keys[s:s + c], pool_vals[s:s + c])
-    return pool_keys, pool_vals
-
-
-@nb.njit(cache=True)
+@inner
 def move_block(pool_keys, pool_vals, start, length, cap, used, i, E, gamma):
     """``P_i <- P_i + gamma E`` given ``E`` from :func:`set_labeling_minus_block` (its keys
     contain ``P_i``'s); entries that become exactly 0 (``gamma = 1``) are dropped.
