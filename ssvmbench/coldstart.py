@@ -11,6 +11,7 @@ beside other jobs the line announced ~175 s for a warm-up of 20 s) and the CPU s
 not. So ``N`` is the machine's idle figure whatever the load of the run that measured it."""
 
 import contextlib
+import gc
 import json
 import os
 import pickle
@@ -107,15 +108,22 @@ def compile_notice(solver_name, beside=None):
     after a cold start, or stops it (at the latest the block's end does). A block that compiled at least
     :data:`COLD_EVENTS` functions (a cold start, not a kernel or two) is recorded as the
     solver's next estimate: the CPU seconds of this thread within it, where numba compiles,
-    or the helper's if longer (not the wall seconds, which grow with the machine's load)."""
+    or the helper's if longer (not the wall seconds, which grow with the machine's load).
+
+    Within it the objects alive at its start are out of the cyclic garbage collector's sight
+    (``gc.freeze``): numba's compiling makes millions of objects, and each of the
+    collector's full passes walked every object of the libraries imported before it too
+    (0.4 s of the README's first command's 8 s of compiling)."""
     global _now_compiling
     listener = _FirstCompile(solver_name, beside)
     start, helpers = time.thread_time(), resource.getrusage(resource.RUSAGE_CHILDREN)
+    gc.freeze()
     try:
         with event.install_listener("numba:compile", listener):
             yield listener
         listener.join()
     finally:
+        gc.unfreeze()
         _now_compiling = None
         if listener.helper is not None and listener.helper.poll() is None:
             listener.helper.kill()            # the block failed: its helper is not needed

@@ -30,7 +30,7 @@ from ssvmbench.rundir import MESSAGES_NAME, RunDirectory
 from ssvmbench.runlock import Busy
 from ssvmbench.runlog import RUN_CONTROL, Diverged, Interrupted, LostOwnership, read_log
 from ssvmbench.settings import read
-from ssvmbench.solvers import describe, is_built_in, make_solver, solver_class
+from ssvmbench.solvers import describe, is_built_in, solver_class
 from ssvmbench.stop_signals import StopSignals, Stopped
 from ssvmbench.tasks import describe as describe_task
 from ssvmbench.tasks import is_built_in as is_built_in_task
@@ -48,18 +48,12 @@ def load_tasks(settings):
     return split, train, test
 
 
-def build_solver(settings, task, lam, l1):
-    """The solver of ``settings`` on ``task`` (its options' values checked)."""
-    return make_solver(settings.solver, task, lam, settings.solver_options, settings.seed,
-                       settings.oracle, l1)
-
-
 def prepare(settings):
     """Everything a run needs, validated before any result is written:
     ``(solver, train task, test task, split, lam)``."""
     split, train, test = load_tasks(settings)
     lam, l1 = settings.objective.at(train.n)
-    return build_solver(settings, train, lam, l1), train, test, split, lam
+    return settings.solver_on(train, lam, l1), train, test, split, lam
 
 
 WARM_UP_EXAMPLES = 2
@@ -82,7 +76,7 @@ def warm_up(settings, split, lam, l1):
     # a cold start compiles the checkpoint's kernels in a second process meanwhile
     with coldstart.compile_notice(settings.solver, coldstart.checkpoint_compiler(
             tiny, tiny_train, tiny_test, lam, l1)) as compiling:
-        solver = build_solver(tiny, tiny_train, lam, l1)
+        solver = tiny.solver_on(tiny_train, lam, l1)
         solver.run_until(2 * tiny_train.n)
         compiling.join()
         measure(solver, tiny_train, tiny_test)
@@ -179,7 +173,7 @@ def _run_owned(settings, here, overrides, sweep, points, eval_threads):
             raise Interrupted(f"{err} before training started, nothing written yet",
                               err.signum) from None
         with blame_plugin(settings.solver, type(train)):
-            solver = build_solver(settings, train, lam, l1)
+            solver = settings.solver_on(train, lam, l1)
             if state is not None:
                 solver.load_state(state["solver"])
         clock = {"solver_s": 0.0, "eval_s": 0.0}

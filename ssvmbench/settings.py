@@ -12,7 +12,7 @@ from omegaconf import OmegaConf
 
 from ssvmbench.data import check_options as check_data_options
 from ssvmbench.errors import UserError, number
-from ssvmbench.solvers import solver_class
+from ssvmbench.solvers import make_solver, solver_class
 from ssvmbench.tasks.oracles import Oracle
 
 _PER_N = re.compile(r"^\s*(?:(\d*\.?\d+(?:[eE][-+]?\d+)?)\s*/\s*n|inv_n)\s*$")
@@ -113,6 +113,11 @@ class RunSettings:
     def data_root(self):
         """The ``data.root`` setting, or None (then ``SSVMBENCH_DATA_DIR`` and the default)."""
         return self.data_options.get("root")
+
+    def solver_on(self, task, lam, l1):
+        """The solver of these settings on ``task`` (its options' values checked)."""
+        return make_solver(self.solver, task, lam, self.solver_options, self.seed,
+                           self.oracle, l1)
 
 
 def read(cfg):
