@@ -28,7 +28,7 @@ from ssvmbench.files import write_text
 from ssvmbench.messages import say
 from ssvmbench.paths import user_cache
 
-TYPICAL_S = 10      # warm-up of `ssvmbench run solver=bcfw data=ocr` on an empty cache, 2 cores
+TYPICAL_S = 8       # warm-up of `ssvmbench run solver=bcfw data=ocr` on an empty cache, 2 cores
 COLD_EVENTS = 20    # a block that compiled fewer functions did not start cold (not an estimate)
 
 
