@@ -39,6 +39,7 @@ def _renamed(py_func, suffix):
     ``suffix``."""
     copy = types.FunctionType(py_func.__code__, py_func.__globals__, py_func.__name__,
                               py_func.__defaults__, py_func.__closure__)
+    copy.__kwdefaults__ = py_func.__kwdefaults__
     copy.__qualname__ = py_func.__qualname__ + suffix
     copy.__module__ = py_func.__module__
     copy.__doc__ = py_func.__doc__

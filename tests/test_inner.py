@@ -25,8 +25,9 @@ def twice_weighted_sum(values, weight):
 
 
 def has_python_entry(dispatcher):
-    """Whether every compiled signature of ``dispatcher`` has numba's CPython wrapper."""
-    return [cres.fndesc.llvm_cpython_wrapper_name in cres.library.get_llvm_str()
+    """For each compiled signature of ``dispatcher`` (compiled now or loaded from the
+    cache), whether its machine code has numba's CPython wrapper."""
+    return [cres.library.get_pointer_to_function(cres.fndesc.llvm_cpython_wrapper_name) != 0
             for cres in dispatcher.overloads.values()]
 
 
