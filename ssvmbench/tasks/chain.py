@@ -729,16 +729,14 @@ def init_marginals(data, mu, Psum):
     keys = labels[:-1][inside].astype(np.int64) * L + labels[1:][inside]
     found, counts = np.unique(sequence[1:][inside] * (L * L) + keys, return_counts=True)
     owner, key = np.divmod(found, L * L)
-    length = np.bincount(owner, minlength=n).astype(np.int64)
-    first = np.zeros(n, dtype=np.int64)
-    np.cumsum(length[:-1], out=first[1:])
     total = int(cap.sum())
     pool_keys, pool_vals = np.empty(total, dtype=np.int64), np.empty(total)
-    where = start[owner] + np.arange(len(found)) - first[owner]
+    # an entry's place in its block: its rank among its sequence's (found is sorted)
+    where = start[owner] + np.arange(len(found)) - np.searchsorted(owner, owner)
     pool_keys[where] = key
     pool_vals[where] = counts
     Psum[:] = np.bincount(key, weights=counts, minlength=len(Psum))
-    return (pool_keys, pool_vals, start, length, cap.astype(np.int64),
+    return (pool_keys, pool_vals, start, np.bincount(owner, minlength=n), cap,
             np.array([total], dtype=np.int64))
 
 
