@@ -50,7 +50,7 @@ def test_viterbi_matches_brute_force(L, T):
 def test_a_max_plus_step_over_the_padded_table_is_the_plain_maximum(L):
     """``table_max`` (four rows per sweep, then the rest one by one) gives, in every lane
     the table is padded to, ``max_a prev[a] + table[a, b]`` to the bit, with ties and
-    ``-inf`` among the values."""
+    ``-inf`` among the values; ``table_max_pair`` the same for two vectors in one sweep."""
     rng = np.random.default_rng(L)
     Lp = chain.padded(L)
     table = np.zeros((L, Lp))
@@ -60,6 +60,11 @@ def test_a_max_plus_step_over_the_padded_table_is_the_plain_maximum(L):
     out = np.full(Lp, np.nan)
     chain.table_max(table, prev, out)
     np.testing.assert_array_equal(out, (prev[:L, None] + table).max(axis=0))
+    prev2 = rng.integers(-3, 3, size=Lp) * 0.25
+    out1, out2 = np.full(Lp, np.nan), np.full(Lp, np.nan)
+    chain.table_max_pair(table, prev, out1, prev2, out2)
+    np.testing.assert_array_equal(out1, out)
+    np.testing.assert_array_equal(out2, (prev2[:L, None] + table).max(axis=0))
     assert Lp % chain.SIMD_LANES == 0 and L <= Lp < L + chain.SIMD_LANES
 
 
