@@ -11,6 +11,10 @@ prints as its estimate (``sizes.full.measured``), and ``--write`` puts them ther
     python scripts/sample_reproduction.py [PRESET...] --traces results/reproduction \\
         --fraction 0.1 --work $(mktemp -d) [--write]
 
+With ``--as-committed`` nothing is sampled: the committed traces are taken as this code's own
+full runs (a reproduction just re-run and committed), each ratio is 1, and the presets'
+estimates become those runs' measured times.
+
 Each sample is a real ``ssvmbench run`` (kernels from the warm cache: run one sample first,
 or ``ssvmbench check-solver``, on an empty cache). The committed runs ran in sweeps of two
 workers, some beside other work; the samples run one at a time, so a ratio also holds what
@@ -119,14 +123,20 @@ def main():
                         help="the committed reproduction (its figures' traces.parquet)")
     parser.add_argument("--fraction", type=float, default=0.1,
                         help="share of a run's passes to sample (its next checkpoint)")
-    parser.add_argument("--work", required=True, help="a scratch folder for the samples")
+    parser.add_argument("--work", help="a scratch folder for the samples")
+    parser.add_argument("--as-committed", action="store_true",
+                        help="no samples: the traces are this code's own full runs, so each "
+                             "sweep's runs are expected to take their committed run times")
     parser.add_argument("--write", action="store_true",
                         help="write the estimates into the presets' sizes.full.measured")
     args = parser.parse_args()
+    if not args.as_committed and not args.work:
+        parser.error("give --work DIR for the samples (or --as-committed)")
     names = presets.expand(args.presets) if args.presets else presets.available()
     committed = committed_runs(args.traces)
-    print(f"{time.strftime('%Y-%m-%d %H:%M')}, load {os.getloadavg()[0]:.1f}; "
-          f"sampling {args.fraction:g} of each sweep's first run")
+    print(f"{time.strftime('%Y-%m-%d %H:%M')}, load {os.getloadavg()[0]:.1f}; " + (
+        "the committed run times" if args.as_committed else
+        f"sampling {args.fraction:g} of each sweep's first run"))
     print(f"{'sweep':40s} {'runs':>4s} {'pass':>6s} {'then s':>8s} {'now s':>8s} "
           f"{'ratio':>5s} {'then h':>6s} {'now h':>6s}")
     per_preset = defaultdict(lambda: [0, 0.0, 0.0])
@@ -136,7 +146,8 @@ def main():
         if any(r is None for r in rows):
             raise SystemExit(f"sweep {sweep}: {sum(r is None for r in rows)} of its runs "
                              f"are not in the traces under {args.traces}")
-        stop, then_s, now_s = sample(jobs[0], rows[0], args.fraction, args.work)
+        stop, then_s, now_s = (0, 1.0, 1.0) if args.as_committed else sample(
+            jobs[0], rows[0], args.fraction, args.work)
         ratio = now_s / then_s
         seconds = pd.Series([compute_time(r.drop_duplicates("run"))[1] for r in rows])
         then_total += seconds.sum()

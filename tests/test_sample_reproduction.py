@@ -43,3 +43,20 @@ def test_write_measured_replaces_the_full_size_only(script, tmp_path, monkeypatc
     assert after["smoke"] == before["smoke"]
     assert {k: v for k, v in after["full"].items() if k != "measured"} == {
         k: v for k, v in before["full"].items() if k != "measured"}
+
+
+def test_as_committed_writes_the_traces_own_run_times_without_sampling(script, tmp_path,
+                                                                       monkeypatch):
+    name = "casimir_figure3b_ner"
+    shutil.copy(presets.preset_dir() / f"{name}.yaml", tmp_path)
+    monkeypatch.setattr(presets, "preset_dir", lambda: tmp_path)
+    monkeypatch.setattr(script, "sample", lambda *args: pytest.fail("sampled a run"))
+    monkeypatch.setattr("sys.argv", ["sample_reproduction.py", name, "--as-committed",
+                                     "--write", "--traces",
+                                     str(ROOT / "results" / "reproduction")])
+    script.main()
+    rows = script.traces.read(ROOT / "results" / "reproduction" / name / "traces.parquet")
+    runs, run_s, longest_s = script.compute_time(rows.drop_duplicates("run"))
+    measured = yaml.safe_load((tmp_path / f"{name}.yaml").read_text())["sizes"]["full"][
+        "measured"]
+    assert measured == {"runs": runs, "run_s": round(run_s), "longest_s": round(longest_s)}
