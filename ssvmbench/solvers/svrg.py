@@ -287,25 +287,27 @@ class SVRG(Solver):
         super().load_state(state)
         if self._left == 0:                      # the next advance starts an epoch
             return
-        t, o = self.task, self.oracle
+        t = self.task
         token_scores(self.c, t.dims, t.data, self.Uc)
         calls = t.data.calls[0]
-        keys, vals = anchor_pass(self.anchor, t.dims, t.data, t.normalized,
-                                 (o.kind, o.K, self.mu), self._bufs, t.max_len,
-                                 np.empty(t.d), self.Ua, self.kept)
+        self._anchor_pass(np.empty(t.d))
         t.data.calls[0] = calls
+
+    def _anchor_pass(self, g):
+        """:func:`anchor_pass` at ``anchor``: the full gradient into ``g``, ``Ua`` and the
+        kept directions."""
+        t, o = self.task, self.oracle
+        keys, vals = anchor_pass(self.anchor, t.dims, t.data, t.normalized,
+                                 (o.kind, o.K, self.mu), self._bufs, t.max_len, g, self.Ua,
+                                 self.kept)
         if self.kept is not None:
             self.kept = self.kept._replace(keys=keys, vals=vals)
 
     def start_epoch(self, start):
         """Anchor at ``start``: the full gradient (n oracle calls) and ``c``."""
-        t, o = self.task, self.oracle
+        t = self.task
         self.anchor[:] = start
-        keys, vals = anchor_pass(self.anchor, t.dims, t.data, t.normalized,
-                                 (o.kind, o.K, self.mu), self._bufs, t.max_len, self.c,
-                                 self.Ua, self.kept)
-        if self.kept is not None:
-            self.kept = self.kept._replace(keys=keys, vals=vals)
+        self._anchor_pass(self.c)
         self.c -= self.kappa * self.center
         self.c_dense = self.c[t.dense_entries]       # added densely; c keeps the lazy rest
         self.c[t.dense_entries] = 0.0
