@@ -36,6 +36,7 @@ def first_stages(stages, v, ab, Uc, dims, data, normalized, kind, K, mu, bufs, m
     U, _, y, R, E = buffers(max_len, dims[1])
     E2 = transitions.scratch(max_len, dims[1])
     no_U, no_C = np.empty((0, 0)), np.empty(0)
+    D_rows, weight = D.reshape((1, len(D))), np.ones(1)
     total = 0.0
     for i in range(len(data[0]) - 1):
         t0 = data[0][i]
@@ -51,10 +52,10 @@ def first_stages(stages, v, ab, Uc, dims, data, normalized, kind, K, mu, bufs, m
             subtract_direction(data, T, R, E, kept.R[t0:t0 + T],
                                (kept.keys[p:p + m], kept.vals[p:p + m], kept.count[i:i + 1],
                                 E2[3], E2[4]))
-        if stages > 3:
+        if stages > 4:                # v's update recording the lazy sum, as the solver's
+            add_direction(v, -1e-9, dims, data, t0, T, R, E, D_rows, weight)
+        elif stages > 3:
             add_direction(v, -1e-9, dims, data, t0, T, R, E, no_U, no_C)
-        if stages > 4:
-            add_direction(D, -1e-9, dims, data, t0, T, R, E, no_U, no_C)
     return total
 
 

@@ -105,6 +105,29 @@ def test_direction_norm_and_dot_add_up_colliding_entries():
             assert dot == pytest.approx(w @ direction, rel=1e-12, abs=1e-12)
 
 
+def test_a_step_records_its_lazy_averages_in_the_same_sweep_as_its_own_steps():
+    """``add_direction`` with averages ``(U, C)`` (SVRG's lazy sum of the epoch's iterates)
+    gives each array, colliding buckets included, the bits of one ``add_direction`` of its
+    own with the coefficient ``coef * C[k]``, and the dense direction times that."""
+    task = make_task(DATASET)
+    rng = np.random.default_rng(2)
+    for i in range(task.n):
+        w = rng.normal(size=task.d)
+        for oracle in (Oracle(), Oracle("exp", 1, 0.7)):
+            _, direction, (_, T, R, E) = call_oracle(task, oracle, w, 1.0, i)
+            t0, coef, C = task.dataset.offsets[i], -0.37, np.array([1.9, -0.3])
+            fused, U = w.copy(), rng.normal(size=(2, task.d))
+            expected_w, expected_U, U0 = fused.copy(), U.copy(), U.copy()
+            kernels.add_direction(fused, coef, task.dims, task.data, t0, T, R, E, U, C)
+            kernels.add_direction(expected_w, coef, task.dims, task.data, t0, T, R, E, NO_U,
+                                  NO_C)
+            for k in range(2):
+                kernels.add_direction(expected_U[k], coef * C[k], task.dims, task.data, t0, T,
+                                      R, E, NO_U, NO_C)
+            np.testing.assert_array_equal(fused, expected_w)
+            np.testing.assert_array_equal(U, expected_U)
+            np.testing.assert_allclose(U - U0, coef * C[:, None] * direction, atol=1e-12)
+
 def test_evaluation_decodes_and_measures_the_hinge_by_enumeration():
     task = make_task(DATASET)
     w = np.random.default_rng(2).normal(size=task.d)

@@ -159,6 +159,7 @@ def svrg_steps(problem, it, order, kappa, lr, oracle, bufs, max_len, kept):
     rho = 1.0 - lr * (lam + kappa)
     a, b = it.ab[0], it.ab[1]
     averaging = len(D) > 0
+    D_rows, weight = D.reshape((1, len(D))), np.empty(1)    # D as add_direction's average
     for i in order:
         t0 = offsets[i]
         T = scores(v, a, dims, data, i, U)
@@ -178,11 +179,14 @@ def svrg_steps(problem, it, order, kappa, lr, oracle, bufs, max_len, kept):
                                 kept.count[i:i + 1], E2[3], E2[4]))
         a *= rho
         b = rho * b - lr
-        add_direction(v, -lr / a, dims, data, t0, T, R, E, no_U, no_C)
+        if averaging:                   # v's change, and in D weighted by S_{k-1}
+            weight[0] = sums[0]
+            add_direction(v, -lr / a, dims, data, t0, T, R, E, D_rows, weight)
+        else:
+            add_direction(v, -lr / a, dims, data, t0, T, R, E, no_U, no_C)
         for k in range(len(dense)):
             v[dense[k]] -= lr / a * c_dense[k]
-        if averaging:                   # the same change, weighted by S_{k-1}
-            add_direction(D, -lr / a * sums[0], dims, data, t0, T, R, E, no_U, no_C)
+        if averaging:
             for k in range(len(dense)):
                 D[dense[k]] -= sums[0] * lr / a * c_dense[k]
             sums[0] += a

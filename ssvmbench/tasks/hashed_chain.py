@@ -222,10 +222,37 @@ def direction_dot(w, dims, data, U, T, R, E):
 @inner
 def add_direction(w, coef, dims, data, t0, T, R, E, U, C):
     """``w += coef * direction``, each change also recorded in the lazy averages ``U`` with
-    weights ``C`` (:mod:`ssvmbench.solvers.averaging`; empty ``C`` = no averages)."""
-    _scatter(w, coef, dims, data, t0, T, R, E)
-    for j in range(len(C)):
-        _scatter(U[j], coef * C[j], dims, data, t0, T, R, E)
+    weights ``C`` (:mod:`ssvmbench.solvers.averaging`; empty ``C`` = no averages) in the same
+    sweep: a bucket is found once for all the arrays, and each array receives the products
+    and sums of its own :func:`_scatter` by ``coef * C[k]``, in its order (the same bits)."""
+    if len(C) == 0:
+        _scatter(w, coef, dims, data, t0, T, R, E)
+        return
+    D, L = dims
+    labels = np.empty(L, dtype=np.int64)
+    for t in range(T):
+        m = _moved_labels(R, t, labels)
+        for p in range(data.feat_ptr[t0 + t], data.feat_ptr[t0 + t + 1]):
+            x = data.feat_val[p]
+            for j in range(m):
+                q = _bucket(data, p, labels[j], D)
+                r = R[t, labels[j]]
+                w[q] += coef * x * r
+                for k in range(len(C)):
+                    U[k, q] += coef * C[k] * x * r
+    for b in range(L):
+        _put(w, U, C, _edge(data, L, -1, b), coef, R[0, b])
+    keys, vals = E[0], E[1]
+    for j in range(E[2][0]):
+        _put(w, U, C, data.edge_buckets[L + keys[j]], coef, vals[j])
+
+
+@nb.njit(cache=True, inline="always")
+def _put(w, U, C, q, coef, x):
+    """``w[q] += coef * x`` and the lazy-average records ``U[k, q] += coef * C[k] * x``."""
+    w[q] += coef * x
+    for k in range(len(C)):
+        U[k, q] += coef * C[k] * x
 
 
 @nb.njit(cache=True)
