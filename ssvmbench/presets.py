@@ -242,9 +242,10 @@ def cost(name, size):
     return sum(sweep_runs(step[2:]) for step in steps), load(name)["sizes"][size]["passes"]
 
 
-STARTUP_S = 1.5   # per run, outside its log's times: process start, imports, data loading
-#                   and kernels from warm caches (a smoke reproduction of all presets: 443 s
-#                   for 191 runs with their plots, 109 s of it in the runs' logs)
+STARTUP_S = 0.75  # per run, outside its log's times: process start, imports, data loading
+#                   and kernels from warm caches (the full-size reproduction of all presets in
+#                   three batches on two workers, plots included: about 3 h 12 min of wall time
+#                   for 796 runs with 6.24 h in their logs)
 
 
 def seconds_per_run(name, size):

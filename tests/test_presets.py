@@ -198,7 +198,7 @@ def test_reproduce_says_what_each_size_costs_and_asks_before_the_full_size(monke
     reproduce_module.configure_parser(parser)
     assert reproduce_module.main(parser.parse_args([])) == 0
     listed = capsys.readouterr().out
-    assert "full: 96 runs of up to 100 passes, ~26.2 min of run time; smoke: 24 runs" in listed
+    assert "full: 96 runs of up to 100 passes, ~25.0 min of run time; smoke: 24 runs" in listed
     measured = load("bcfw_figure2_ocr")["sizes"]["full"]["measured"]
     assert presets_module.estimate("bcfw_figure2_ocr", "full")[0] == pytest.approx(
         96 * (measured["run_s"] / measured["runs"] + presets_module.STARTUP_S))
