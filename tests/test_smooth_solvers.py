@@ -74,6 +74,30 @@ def test_hinge_oracle_values_and_gradients(oracle):
             assert fd == pytest.approx(grad[q], abs=1e-5)
 
 
+@pytest.mark.parametrize("scale,mu", [(1.0, 0.3), (300.0, 0.3), (1.0, 1e-3), (50.0, 1e-3)])
+def test_exp_oracle_against_enumeration_where_its_factored_sums_underflow(scale, mu):
+    """The exp oracle's value and gradient ``E_p phi - phi(y_i)`` against enumeration, also
+    where scores lie thousands of ``mu`` apart: the factors of its forward sums underflow
+    there, and those columns must be summed shifted by their own max."""
+    rng = np.random.default_rng(3)
+    oracle = Oracle("exp", 1, mu)
+    for i in range(TASK.n):
+        w = scale * rng.normal(size=TASK.d)
+        value, grad = hinge_value(oracle, w, i)
+        t0, t1 = TASK.dataset.offsets[i], TASK.dataset.offsets[i + 1]
+        gold = TASK.dataset.labels[t0:t1]
+        labelings = list(itertools.product(range(TASK.n_labels), repeat=t1 - t0))
+        Phi = np.array([phi_dense(TASK, i, y) for y in labelings])
+        z = (Phi @ w + np.array([np.mean(np.array(y) != gold) for y in labelings])) / mu
+        p = np.exp(z - z.max())
+        p /= p.sum()
+        phi_gold = phi_dense(TASK, i, gold)
+        assert np.isfinite(value)
+        assert value == pytest.approx(mu * (z.max() + np.log(np.exp(z - z.max()).sum()))
+                                      - w @ phi_gold, rel=1e-9, abs=1e-9)
+        np.testing.assert_allclose(grad, p @ Phi - phi_gold, atol=1e-8)
+
+
 def smoothed_gradient_norm(solver, oracle, mu):
     """``|| 1/n sum_i grad f_i(w) + lam w ||`` at the solver's iterate (smoothing ``mu``)."""
     w = solver.current()[0]

@@ -156,23 +156,6 @@ def loss_unit(normalized, T):
 
 
 @inner
-def transition_max(w, ws, dims, prev, out):
-    """``out[b] = max_a prev[a] + ws * w_trans[a, b]``: one max-plus step over the
-    transition block of ``w`` itself (the exp oracle's shift; Viterbi's steps are
-    :func:`table_max`), as ``L`` element-wise maxima over its contiguous rows."""
-    F, L = dims
-    trans = w[F * L:F * L + L * L].reshape((L, L))
-    p, row = prev[0], trans[0]
-    for b in range(L):
-        out[b] = p + ws * row[b]
-    for a in range(1, L):
-        p, row = prev[a], trans[a]
-        for b in range(L):
-            v = p + ws * row[b]
-            out[b] = v if v > out[b] else out[b]
-
-
-@inner
 def add_token_scores(U_t, gold_t, unit, out):
     """``out += U_t`` plus the loss ``unit`` at every label but ``gold_t`` (two SIMD loops
     around the gold label instead of a branch per label)."""

@@ -10,8 +10,8 @@ Smoothing ``h`` by ``mu * omega`` (Section 2, "Smoothing strategy") gives
   Viterbi :func:`topk_viterbi` ("Top-K DP" of Table 1), the simplex projection
   :func:`project_simplex` / :func:`l2_smoothed_max` and :func:`weighted_labelings_direction`;
 * the **exp oracle** (entropy smoothing, ``h_{-mu H}(z) = mu log sum_y exp(z_y / mu)``):
-  :func:`exp_oracle`, a log-space forward pass and a backward pass of conditional
-  probabilities ("Sum-Product" of Table 1).
+  :func:`exp_oracle`, a forward pass in factored exponentials and a backward pass of
+  conditional probabilities ("Sum-Product" of Table 1).
 
 Oracle interface: an oracle takes the unary scores ``U`` of ``ws * w``
 (:func:`ssvmbench.tasks.chain.unary_scores`), returns the smoothed value and writes its
@@ -37,7 +37,7 @@ import numpy as np
 
 from ssvmbench.inner import inner
 from ssvmbench.tasks import transitions
-from ssvmbench.tasks.chain import first_scores, transition_max
+from ssvmbench.tasks.chain import first_scores
 
 # ------------------------------------------------------------------ top-K Viterbi
 
@@ -343,6 +343,45 @@ def topk_oracle(w, ws, dims, U, T, gold, unit, K, mu, casimir_ties, buffers, R, 
 # ------------------------------------------------------------------- entropy smoothing
 
 _CUTOFF = -40.0     # exp(-40) < 5e-18: terms this far below a sum's max are skipped
+_EXP_CUTOFF = np.exp(_CUTOFF)
+
+
+_SMALLEST_SUM = 1e-280   # a factored column sum at least this holds every term to rounding
+
+
+@inner
+def _transition_factors(w, ws, dims, inv, factors, column_max):
+    """``column_max[b] = max_a ws trans[a, b]`` and ``factors[a, b] = exp((ws trans[a, b] -
+    column_max[b]) / mu)`` (``inv = 1 / mu``) of the transition block of ``w``."""
+    F, L = dims
+    trans = w[F * L:F * L + L * L].reshape((L, L))
+    for b in range(L):
+        column_max[b] = ws * trans[0, b]
+    for a in range(1, L):
+        for b in range(L):
+            v = ws * trans[a, b]
+            column_max[b] = v if v > column_max[b] else column_max[b]
+    for a in range(L):
+        for b in range(L):
+            factors[a, b] = np.exp((ws * trans[a, b] - column_max[b]) * inv)
+
+
+@inner
+def _exact_column(w, ws, off_trans, L, prev, b, inv, mu, Pt, St):
+    """Column ``b`` of a forward step shifted by its own max (:func:`exp_oracle`, where the
+    factored terms underflow): writes ``Pt[:, b]`` and ``St[b]``, returns
+    ``M + mu log St[b]``."""
+    M = prev[0] + ws * w[off_trans + b]
+    for a in range(1, L):
+        v = prev[a] + ws * w[off_trans + a * L + b]
+        M = v if v > M else M
+    St[b] = 0.0
+    for a in range(L):
+        x = (prev[a] + ws * w[off_trans + a * L + b] - M) * inv
+        e = np.exp(x) if x > _CUTOFF else 0.0
+        Pt[a, b] = e
+        St[b] += e
+    return M + mu * np.log(St[b])
 
 
 @nb.njit(cache=True)
@@ -363,14 +402,19 @@ def exp_oracle(w, ws, dims, U, T, gold, unit, mu, work, R, E):
     ``R[t]`` the token marginals, ``E`` the expected bigram counts summed over positions,
     dense (all ``L^2`` keys in order).
 
-    Forward pass in log space and in score units: ``alpha[t, b] = M + mu log S`` with
-    ``M = max_a alpha[t-1, a] + trans[a, b]`` and ``S = sum_a P[t, a, b]``,
-    ``P[t, a, b] = exp((alpha[t-1, a] + trans[a, b] - M) / mu) <= 1`` (shifted by the max, so
-    no overflow for any ``mu > 0``; terms below ``exp(-40)`` are skipped: below rounding,
-    and it avoids libm's slow underflow path at small ``mu``). The backward pass needs no
-    backward messages: it propagates the marginals with the conditionals
-    ``p(y_{t-1} = a | y_t = b) = P[t, a, b] / S[t, b]``. ``work`` from :func:`exp_buffers`.
-    One call is one oracle call. The value lies in ``[max s, max s + mu log L^T]``.
+    Forward pass in score units: ``alpha[t, b] = A + C_b + mu log S[t, b]`` with
+    ``S[t, b] = sum_a P[t, a, b]``, ``P[t, a, b] = exp((alpha[t-1, a] - A) / mu)
+    exp((trans[a, b] - C_b) / mu)``, ``A = max_a alpha[t-1, a]`` and ``C_b = max_a
+    trans[a, b]``: both factors ``<= 1`` (no overflow for any ``mu > 0``), ``L``
+    exponentials a token and ``L^2`` a call (the transitions' factors, in ``P[0]``, their
+    column maxima in ``S[0]``) instead of ``L^2`` a token; terms below ``exp(-40)`` of their
+    column's sum are then dropped (below rounding; the marginals keep their exact zeros). A
+    column whose sum is below ``1e-280`` (its terms' factors underflowed) is taken exactly,
+    shifted by its own max ``M = max_a alpha[t-1, a] + trans[a, b]`` (terms below
+    ``exp(-40)`` of it skipped). The backward pass needs no backward messages: it
+    propagates the marginals with the conditionals ``p(y_{t-1} = a | y_t = b) = P[t, a, b]
+    / S[t, b]`` (each column in its own scale). ``work`` from :func:`exp_buffers`. One call
+    is one oracle call. The value lies in ``[max s, max s + mu log L^T]``.
     """
     F, L = dims
     off_trans = F * L
@@ -379,27 +423,39 @@ def exp_oracle(w, ws, dims, U, T, gold, unit, mu, work, R, E):
     alpha, S, P, M = work
     inv = 1.0 / mu
     first_scores(w, ws, dims, U, T, gold, unit, alpha[0])
+    factors, column_max = P[0], S[0]        # (unused by the passes, which start at t = 1)
+    if T > 1:
+        _transition_factors(w, ws, dims, inv, factors, column_max)
     for t in range(1, T):
         St = S[t]
         Pt = P[t]
+        prev = alpha[t - 1]
+        A = prev[0]
+        for a in range(1, L):
+            A = prev[a] if prev[a] > A else A
         for b in range(L):
             St[b] = 0.0
-        transition_max(w, ws, dims, alpha[t - 1], M)
         for a in range(L):
-            prev = alpha[t - 1, a]
-            row = off_trans + a * L
+            e = np.exp((prev[a] - A) * inv)
+            row = factors[a]
             for b in range(L):
-                x = (prev + ws * w[row + b] - M[b]) * inv
-                if x > _CUTOFF:
-                    e = np.exp(x)
-                    Pt[a, b] = e
-                    St[b] += e
-                else:
-                    Pt[a, b] = 0.0
+                x = e * row[b]
+                Pt[a, b] = x
+                St[b] += x
         for b in range(L):
-            alpha[t, b] = M[b] + mu * np.log(St[b]) + U[t, b]
+            if St[b] >= _SMALLEST_SUM:
+                alpha[t, b] = A + column_max[b] + mu * np.log(St[b]) + U[t, b]
+                M[b] = St[b] * _EXP_CUTOFF
+            else:
+                alpha[t, b] = _exact_column(w, ws, off_trans, L, prev, b, inv, mu, Pt, St) + \
+                    U[t, b]
+                M[b] = 0.0
             if b != gold[t]:
                 alpha[t, b] += unit
+        for a in range(L):                # terms below exp(-40) of their sum: exact zeros
+            for b in range(L):
+                if Pt[a, b] < M[b]:
+                    Pt[a, b] = 0.0
     top = -np.inf
     for l in range(L):
         v = alpha[T - 1, l] + ws * w[off_last + l]
