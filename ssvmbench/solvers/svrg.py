@@ -155,11 +155,11 @@ def svrg_steps(problem, it, order, kappa, lr, oracle, bufs, max_len, kept):
     offsets = data[0]
     U, _, y, R, E, _ = scratch(dims, data, max_len)
     _, _, _, R2, E2, _ = scratch(dims, data, max_len)
-    no_U, no_C = np.empty((0, 0)), np.empty(0)
     rho = 1.0 - lr * (lam + kappa)
     a, b = it.ab[0], it.ab[1]
     averaging = len(D) > 0
-    D_rows, weight = D.reshape((1, len(D))), np.empty(1)    # D as add_direction's average
+    # D as add_direction's lazy average of v, weighted by S_{k-1} (no weight: none kept)
+    D_rows, weight = D.reshape((1, len(D))), np.empty(1 if averaging else 0)
     for i in order:
         t0 = offsets[i]
         T = scores(v, a, dims, data, i, U)
@@ -179,11 +179,9 @@ def svrg_steps(problem, it, order, kappa, lr, oracle, bufs, max_len, kept):
                                 kept.count[i:i + 1], E2[3], E2[4]))
         a *= rho
         b = rho * b - lr
-        if averaging:                   # v's change, and in D weighted by S_{k-1}
+        if averaging:
             weight[0] = sums[0]
-            add_direction(v, -lr / a, dims, data, t0, T, R, E, D_rows, weight)
-        else:
-            add_direction(v, -lr / a, dims, data, t0, T, R, E, no_U, no_C)
+        add_direction(v, -lr / a, dims, data, t0, T, R, E, D_rows, weight)
         for k in range(len(dense)):
             v[dense[k]] -= lr / a * c_dense[k]
         if averaging:
