@@ -91,17 +91,25 @@ def one_blas_thread():
 
 
 def measure(solver, train, test):
-    """One row per iterate of the solver at its current state (a dict of columns)."""
+    """One row per iterate of the solver at its current state (a dict of columns). The
+    iterates are evaluated together (:meth:`Task.batch <ssvmbench.tasks.base.Task.batch>`
+    laid out once for both splits, :meth:`Task.evaluate_many
+    <ssvmbench.tasks.base.Task.evaluate_many>`: one pass over each split for all of them on
+    the built-in chains); ``best`` is the raw iterate's row when the raw iterate is the best
+    one yet."""
     keys = ["iterate", "primal", "dual", "gap", "train_loss", "test_error", "nnz"]
     columns = {key: [] for key in keys + [m.column for m in metrics_for(test.dataset)]}
+    iterates = solver.iterates()
+    batch = train.batch([w for _, w, _ in iterates])
+    trained = train.evaluate_many(batch, with_hinge=True)
+    tested = test.evaluate_many(batch, with_hinge=False)
     raw = None
-    for name, w, dual in solver.iterates():
-        if name == "best" and raw[1] < solver.best_primal:
-            w = raw[0]           # the raw iterate just evaluated is the best one yet
-        hinge, train_loss, _ = train.evaluate(w, with_hinge=True)
-        _, test_error, predictions = test.evaluate(w, with_hinge=False)
+    for (name, w, dual), (hinge, train_loss, _), (_, test_error, predictions) in zip(
+            iterates, trained, tested):
         primal = solver.objective.primal(w, hinge)
-        raw = raw or (w, primal)
+        if name == "best" and raw[1] < solver.best_primal:
+            w, primal, train_loss, test_error, predictions = raw   # the best one yet
+        raw = raw or (w, primal, train_loss, test_error, predictions)
         row = {"iterate": name, "primal": primal, "dual": dual, "gap": primal - dual,
                "train_loss": train_loss, "test_error": test_error,
                "nnz": int(np.count_nonzero(w)), **test_scores(test.dataset, predictions)}

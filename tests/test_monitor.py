@@ -11,11 +11,13 @@ from ssvmbench import api, runner
 from ssvmbench.data.scenes import load_scenes
 from ssvmbench.data.synthetic import random_chains, random_hashed_chains
 from ssvmbench.errors import UserError
-from ssvmbench.monitor import evaluation_threads, schedule
+from ssvmbench.monitor import evaluation_threads, measure, schedule
 from ssvmbench.settings import resolve_lambda
-from ssvmbench.solvers import registered
+from ssvmbench.solvers import make_solver, registered
 from ssvmbench.solvers.bcfw import BCFW
-from ssvmbench.tasks import chain, make_task
+from ssvmbench.tasks import chain, hashed_chain, make_task
+from ssvmbench.tasks.chain_task import ChainTask
+from ssvmbench.tasks.hashed_chain import HashedChainTask
 
 
 def test_schedule_every_pass_and_final_point():
@@ -74,10 +76,6 @@ def test_logged_best_is_never_above_the_raw_iterate():
     """A checkpoint evaluates the raw iterate exactly, so the logged ``best`` (BCFW Figure 1's
     lower envelope) takes it when it is lower, and is non-increasing; the solver's own best
     is left as it was."""
-    from ssvmbench.data.synthetic import random_chains
-    from ssvmbench.monitor import measure
-    from ssvmbench.solvers import make_solver
-    from ssvmbench.tasks.chain_task import ChainTask
 
     task = ChainTask(random_chains(30, 3, 6, lengths=(1, 5), seed=11))
     solver = make_solver("fw", task, 0.001, {"iterates": ["raw", "best"]}, 0)
@@ -94,18 +92,47 @@ def test_logged_best_is_never_above_the_raw_iterate():
     assert all(b <= a + 1e-12 for a, b in zip(best, best[1:]))
 
 
-def _serial_chain_evaluation(task, w):
-    """The chain evaluation as one loop over the examples, in order (the reference)."""
-    U, delta, delta2, y, table = chain.evaluation_buffers(w, task.dims, task.max_len)
+def _serial_chain_evaluation(task, w, with_hinge=True):
+    """The evaluation of one iterate ``w`` of a chain or hashed chain as one loop over the
+    examples, in order, with the kernels of a single iterate (the reference)."""
+    hashed = isinstance(task, HashedChainTask)
+    dims = (0, task.n_labels) if hashed else task.dims
+    edges = hashed_chain.edge_weights(w, task.dims, task.data) if hashed else w
+    scores = hashed_chain.unary_scores if hashed else chain.unary_scores
+    U, delta, delta2, y, tables = chain.evaluation_buffers(edges[None, :], dims, task.max_len)
     predictions = np.empty(task.n_rows, dtype=np.int32)
     errors, hinges = 0.0, 0.0
     for i in range(task.n):
-        T = chain.unary_scores(w, 1.0, task.dims, task.data, i, U)
-        e, h = chain.score_sequence(w, table, task.dims, task.data, task.normalized, True, i,
-                                    U, T, delta, delta2, y, predictions)
+        T = scores(w, 1.0, task.dims, task.data, i, U)
+        e, h = chain.score_sequence(edges, tables[0], dims, task.data, task.normalized,
+                                    with_hinge, i, U, T, delta, delta2, y, predictions)
         errors += e
         hinges += h
-    return hinges / task.n, errors / task.n, predictions
+    return hinges / task.n if with_hinge else np.nan, errors / task.n, predictions
+
+
+@pytest.mark.parametrize("kind", ["chain", "hashed_chain"])
+def test_a_checkpoints_iterates_in_one_pass_get_each_iterates_own_numbers(kind, monkeypatch):
+    """A checkpoint's iterates are evaluated in one pass (their token scores from one gather
+    per token, the iterates side by side): each gets the numbers of its own serial
+    evaluation to the last bit, in groups too (a copy side by side too large), with and
+    without the hinge."""
+    make = {"chain": lambda: random_chains(300, 4, 6, lengths=(1, 9), seed=2),
+            "hashed_chain": lambda: random_hashed_chains(300, 4, 6, 11, lengths=(1, 9),
+                                                         seed=2)}[kind]
+    task = make_task(make())
+    rng = np.random.default_rng(1)
+    ws = [rng.normal(size=task.d) for _ in range(3)]
+    for with_hinge in (True, False):
+        expected = [_serial_chain_evaluation(task, w, with_hinge) for w in ws]
+        for group_bytes in (type(task).SIDE_BY_SIDE_BYTES, 16 * task.d):   # all; 2 + 1
+            monkeypatch.setattr(type(task), "SIDE_BY_SIDE_BYTES", group_bytes)
+            got = task.evaluate_many(task.batch(ws), with_hinge)
+            assert len(got) == len(ws)
+            for (hinge, error, predictions), (hinge0, error0, predictions0) in zip(
+                    got, expected):
+                np.testing.assert_array_equal([hinge, error], [hinge0, error0])
+                np.testing.assert_array_equal(predictions, predictions0)
 
 
 @pytest.mark.parametrize("kind", ["chain", "hashed_chain", "boxes"])
@@ -127,7 +154,7 @@ def test_parallel_evaluation_equals_serial_whatever_the_threads(kind):
         assert (hinge, error) == results[0][:2]
         for got, expected in zip(np.atleast_1d(predictions), np.atleast_1d(results[0][2])):
             np.testing.assert_array_equal(got, expected)
-    if kind == "chain":
+    if kind != "boxes":
         hinge, error, predictions = _serial_chain_evaluation(task, w)
         assert results[0][:2] == (hinge, error)
         np.testing.assert_array_equal(results[0][2], predictions)
@@ -180,3 +207,21 @@ def test_a_run_solves_and_evaluates_with_blas_on_one_thread(data_root, tmp_path,
         assert threads == evaluation_threads(), when
     after = {info["filepath"]: info["num_threads"] for info in threadpool_info()}
     assert {path: after[path] for path in before} == before     # restored after the run
+
+
+def test_a_chain_task_subclass_with_its_own_evaluate_has_it_called_at_checkpoints():
+    """A checkpoint evaluates a chain's iterates in one pass, unless a subclass overrides
+    ``evaluate``: then its checkpoints call that for each iterate and split."""
+    calls = []
+
+    class Counted(ChainTask):
+        def evaluate(self, w, with_hinge=True):
+            calls.append(with_hinge)
+            return super().evaluate(w, with_hinge)
+    task = Counted(random_chains(30, 3, 6, lengths=(1, 5), seed=11))
+    solver = make_solver("bcfw", task, 0.01, {"iterates": ["raw", "wavg"]}, 0)
+    solver.run_until(task.n)
+    rows = measure(solver, task, task)
+    assert calls == [True, True, False, False]
+    plain = ChainTask(task.dataset)
+    assert rows["primal"] == measure(solver, plain, plain)["primal"]

@@ -112,6 +112,18 @@ class Task(ABC):
         """``(mean structured hinge or NaN, mean task loss, predictions)`` at ``w``: one
         pass that is not counted as oracle calls; the predictions feed the metrics."""
 
+    def batch(self, ws):
+        """A checkpoint's iterates ``ws`` in the form :meth:`evaluate_many` takes, of this
+        task and of the other split's (the same weights): by default the list itself. A task
+        whose iterates can share a pass lays them out for it (the built-in chains: side by
+        side, each token's features read once for all of them)."""
+        return list(ws)
+
+    def evaluate_many(self, batch, with_hinge=True):
+        """:meth:`evaluate` of each iterate of ``batch`` (:meth:`batch`), a list of its
+        triples."""
+        return [self.evaluate(w, with_hinge) for w in batch]
+
     def oracle_scratch(self, oracle):
         """Work arrays of the hinge oracle ``oracle`` (the ``bufs`` argument of
         ``example_oracle``); by default the chain's (:meth:`Oracle.buffers

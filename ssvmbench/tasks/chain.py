@@ -304,25 +304,21 @@ def table_max_pair(table, prev, out, prev2, out2):
 
 
 @inner
-def evaluation_buffers(w, dims, max_len):
-    """Scratch of one evaluation worker: unary scores ``U`` and the two Viterbi tables
-    ``delta, delta2`` (``max_len x Lp``, zeros, each with one more row for the maxima of
-    a step), a labeling ``y`` and the :func:`transition_table` of ``w``."""
-    table = transition_table(w, dims)
-    Lp = table.shape[1]
+def evaluation_buffers(W, dims, max_len):
+    """Scratch of one evaluation worker for the iterates ``W`` (``k x d``): unary scores
+    ``U`` and the two Viterbi tables ``delta, delta2`` (``max_len x Lp``, zeros, each with
+    one more row for the maxima of a step), a labeling ``y`` and each iterate's transition
+    table ``tables[j]`` (``L x Lp``, :func:`write_transitions`, each row padded with zeros
+    to ``Lp``, a multiple of :data:`SIMD_LANES`: the max-plus steps over it
+    (:func:`table_max_pair`) run whole SIMD vectors, with no scalar remainder loop; the
+    padded lanes are computed and never read)."""
+    k, L = W.shape[0], dims[1]
+    Lp = padded(L)
+    tables = np.zeros((k, L, Lp))
+    for j in range(k):
+        write_transitions(W[j], 1.0, dims, tables[j])
     return (np.zeros((max_len, Lp)), np.zeros((max_len + 1, Lp)), np.zeros((max_len + 1, Lp)),
-            np.empty(max_len, dtype=np.int32), table)
-
-
-@inner
-def transition_table(w, dims):
-    """The transition block of ``w`` as an ``L x Lp`` table, each row padded with zeros to
-    ``Lp``, a multiple of :data:`SIMD_LANES`: the max-plus steps over it (:func:`table_max`)
-    run whole SIMD vectors, with no scalar remainder loop. The padded lanes are computed and
-    never read."""
-    table = np.zeros((dims[1], padded(dims[1])))
-    write_transitions(w, 1.0, dims, table)
-    return table
+            np.empty(max_len, dtype=np.int32), tables)
 
 
 @inner
@@ -340,9 +336,9 @@ def decode_and_top(w, table, dims, U, T, gold, unit, delta, delta2, y_out, with_
     """:func:`viterbi` at ``w`` (``ws = 1``): the plain decoding (into ``y_out``) and, if
     ``with_top``, in the same forward sweep the value of loss-augmented decoding with
     ``unit`` per wrong token (returned, else 0; no labeling): an evaluation's prediction and
-    hinge from one sweep over the tokens (each step :func:`table_max_pair` over ``table``, the
-    :func:`transition_table` of ``w``), equal to two :func:`viterbi` calls. Without
-    ``with_top`` the second recursion's steps are taken too and ignored: with
+    hinge from one sweep over the tokens (each step :func:`table_max_pair` over ``table``,
+    ``w``'s transition table of :func:`evaluation_buffers`), equal to two :func:`viterbi`
+    calls. Without ``with_top`` the second recursion's steps are taken too and ignored: with
     :func:`table_max` compiled beside the pair for that case, the evaluation's first compile
     took about 1 s longer (OCR: 5.3-5.8 → 6.5-6.9 s). ``U``, ``delta`` and ``delta2`` are
     ``Lp`` wide, the tables of :func:`evaluation_buffers` (their last rows take a step's
@@ -848,26 +844,62 @@ def max_length(offsets):
 
 
 @nb.njit(cache=True, parallel=True)
-def evaluate(w, dims, data, normalized, with_hinge, max_len, predictions):
-    """One pass over a split at fixed ``w`` (not counted as oracle calls), in parallel over
-    the examples on numba's threads (``numba.set_num_threads``).
+def evaluate(side, edges, data, normalized, with_hinge, max_len, predictions):
+    """One pass over a split at ``k`` fixed iterates (a checkpoint's; not counted as oracle
+    calls), in parallel over the examples on numba's threads (``numba.set_num_threads``).
+    The iterates come as :class:`~ssvmbench.tasks.chain_task.SideBySide` does: ``side``, their
+    unary blocks (``F x L``) side by side (``F x kL``), and ``edges[j]``, iterate ``j``'s
+    transitions and first and last biases in the chain layout of ``dims = (0, L)``.
 
-    Writes the predicted labels of every token to ``predictions`` and returns
-    ``(mean hinge, mean normalized Hamming)``; the mean structured hinge
-    ``(1/n) sum_i H~_i(w)`` (BCFW eq. 2, with the task loss of :func:`loss_unit`) is
+    Writes iterate ``j``'s predicted labels of every token to ``predictions[j]`` and returns
+    per iterate ``(mean hinges, mean normalized Hammings)`` (``k`` each); the mean structured
+    hinge ``(1/n) sum_i H~_i(w)`` (BCFW eq. 2, with the task loss of :func:`loss_unit`) is
     computed only if ``with_hinge`` (else NaN). The means are summed in example order, so
-    they do not depend on the thread count.
+    they do not depend on the thread count. A token's scores for every iterate are one
+    :func:`gather_add` of its features' rows of ``side``: the iterates share the token's
+    reads of its features, and each score is the sum one iterate alone would make, term
+    for term.
     """
-    n = len(data[0]) - 1
-    errors, hinges = np.empty(n), np.empty(n)
+    k, n = edges.shape[0], len(data[0]) - 1
+    L = side.shape[1] // k
+    dims = (0, L)
+    offsets, feat_ptr, feat_idx, feat_val = data[0], data[2], data[3], data[4]
+    errors, hinges = np.empty((k, n)), np.empty((k, n))
     chunks = min(n, EVAL_CHUNKS)
     for c in nb.prange(chunks):
-        U, delta, delta2, y, table = evaluation_buffers(w, dims, max_len)
+        U, delta, delta2, y, tables = evaluation_buffers(edges, dims, max_len)
+        scores_of_all = U if k == 1 else np.empty((max_len, k * L))
         for i in range(c * n // chunks, (c + 1) * n // chunks):
-            T = unary_scores(w, 1.0, dims, data, i, U)
-            errors[i], hinges[i] = score_sequence(w, table, dims, data, normalized, with_hinge,
-                                                  i, U, T, delta, delta2, y, predictions)
-    return mean_in_order(hinges) if with_hinge else np.nan, mean_in_order(errors)
+            t0 = offsets[i]
+            T = offsets[i + 1] - t0
+            for t in range(T):
+                gather_add(side, 1.0, feat_idx, feat_val, feat_ptr[t0 + t],
+                           feat_ptr[t0 + t + 1], scores_of_all[t])
+            for j in range(k):
+                if k > 1:
+                    iterate_scores(scores_of_all, j, L, T, U)
+                errors[j, i], hinges[j, i] = score_sequence(
+                    edges[j], tables[j], dims, data, normalized, with_hinge, i, U, T, delta,
+                    delta2, y, predictions[j])
+    return iterate_means(hinges, with_hinge), iterate_means(errors, True)
+
+
+@inner
+def iterate_scores(scores_of_all, j, L, T, U):
+    """``U[:T, :L]``: iterate ``j``'s columns of the side-by-side scores ``scores_of_all``."""
+    for t in range(T):
+        for l in range(L):
+            U[t, l] = scores_of_all[t, j * L + l]
+
+
+@inner
+def iterate_means(values, computed):
+    """:func:`mean_in_order` of each row of ``values`` (NaN each unless ``computed``)."""
+    means = np.full(values.shape[0], np.nan)
+    if computed:
+        for j in range(values.shape[0]):
+            means[j] = mean_in_order(values[j])
+    return means
 
 
 EVAL_CHUNKS = 256   # work items of a parallel evaluation (fixed: results never depend on it)
@@ -886,8 +918,8 @@ def mean_in_order(values):
 def score_sequence(w, table, dims, data, normalized, with_hinge, i, U, T, delta, delta2, y,
                    predictions):
     """Decode sequence ``i`` from its token scores ``U`` and the transitions and biases of
-    ``w`` (in the layout of ``dims``; ``table`` its :func:`transition_table`) into
-    ``predictions``; returns its normalized Hamming error and, if ``with_hinge``, its
+    ``w`` (in the layout of ``dims``; ``table`` its transition table of
+    :func:`evaluation_buffers`) into ``predictions``; returns its normalized Hamming error and, if ``with_hinge``, its
     structured hinge (else 0), both decodings in one sweep (:func:`decode_and_top`)."""
     t0 = data[0][i]
     gold = data[1][t0:t0 + T]

@@ -4,6 +4,7 @@ for splits of a :class:`~ssvmbench.data.sequences.ChainDataset` (BCFW Section 6,
 Section 4)."""
 
 import itertools
+from typing import NamedTuple
 
 import numpy as np
 
@@ -12,6 +13,17 @@ from ssvmbench.data.synthetic import random_chains
 from ssvmbench.errors import UserError
 from ssvmbench.tasks import chain, chain_parts, oracles
 from ssvmbench.tasks.base import ACTIVE_SET_KERNELS, MARGINAL_KERNELS, Task
+
+
+class SideBySide(NamedTuple):
+    """A group of a checkpoint's iterates as the chain evaluations take them
+    (:func:`ssvmbench.tasks.chain.evaluate`): ``side``, their token-score weights side by
+    side (the chain: unary blocks ``F x L`` into ``F x kL``; the hashed chain: bucket ``q``
+    of iterate ``j`` at ``side[q, j]``), and ``edges[j]``, iterate ``j``'s transitions and
+    first and last biases in the chain layout of ``dims = (0, L)``."""
+
+    side: np.ndarray
+    edges: np.ndarray
 
 
 class ChainTask(Task):
@@ -87,9 +99,53 @@ class ChainTask(Task):
         return (delta if oracle.name == "max" else None, topk if oracle.name == "topk" else None,
                 exp if oracle.name == "exp" else None)
 
+    SIDE_BY_SIDE_BYTES = 1 << 28     # at most this much copied for a pass's iterates at once
+
     def evaluate(self, w, with_hinge=True):
         """``(mean hinge, mean normalized Hamming, predicted labels)`` at ``w``."""
-        predictions = np.empty(self.n_rows, dtype=np.int32)
-        hinge, error = chain.evaluate(w, self.dims, self.data, self.normalized, with_hinge,
-                                      self.max_len, predictions)
-        return hinge, error, predictions
+        return self._passes(self._groups([w]), with_hinge)[0]
+
+    def batch(self, ws):
+        """The iterates ``ws`` as :class:`SideBySide` groups, as many in a group as copying
+        them side by side allows (:data:`SIDE_BY_SIDE_BYTES`; one alone is not copied). A
+        subclass that overrides :meth:`evaluate` gets the default (its checkpoints call it
+        for each iterate)."""
+        return super().batch(ws) if self._own_evaluate() else self._groups(ws)
+
+    def evaluate_many(self, batch, with_hinge=True):
+        """:meth:`evaluate` of each iterate of ``batch`` (:meth:`batch`), one pass over the
+        examples per group (:func:`ssvmbench.tasks.chain.evaluate`): the same numbers, bit for
+        bit, as one pass each."""
+        if self._own_evaluate():
+            return super().evaluate_many(batch, with_hinge)
+        return self._passes(batch, with_hinge)
+
+    def _own_evaluate(self):
+        return type(self).evaluate is not ChainTask.evaluate
+
+    def _groups(self, ws):
+        size = max(1, self.SIDE_BY_SIDE_BYTES // (8 * self.d))
+        return [self.side_by_side([np.ascontiguousarray(w, dtype=np.float64)
+                                   for w in ws[start:start + size]])
+                for start in range(0, len(ws), size)]
+
+    def side_by_side(self, ws):
+        """:class:`SideBySide` of the iterates ``ws`` (views of a lone iterate)."""
+        F, L = self.dims
+        if len(ws) == 1:
+            return SideBySide(ws[0][:F * L].reshape(F, L), ws[0][None, F * L:])
+        return SideBySide(np.concatenate([w[:F * L].reshape(F, L) for w in ws], axis=1),
+                          np.array([w[F * L:] for w in ws]))
+
+    def _passes(self, groups, with_hinge):
+        """One evaluation pass per group of :class:`SideBySide` iterates: a triple each."""
+        out = []
+        for group in groups:
+            predictions = np.empty((len(group.edges), self.n_rows), dtype=np.int32)
+            hinges, errors = self._evaluate(group, with_hinge, predictions)
+            out += zip(hinges, errors, predictions)
+        return out
+
+    def _evaluate(self, group, with_hinge, predictions):
+        return chain.evaluate(group.side, group.edges, self.data, self.normalized, with_hinge,
+                              self.max_len, predictions)
