@@ -16,11 +16,10 @@ from ssvmbench.tasks.base import ACTIVE_SET_KERNELS, MARGINAL_KERNELS, Task
 
 
 class SideBySide(NamedTuple):
-    """A group of a checkpoint's iterates as the chain evaluations take them
-    (:func:`ssvmbench.tasks.chain.evaluate`): ``side``, their token-score weights side by
-    side (the chain: unary blocks ``F x L`` into ``F x kL``; the hashed chain: bucket ``q``
-    of iterate ``j`` at ``side[q, j]``), and ``edges[j]``, iterate ``j``'s transitions and
-    first and last biases in the chain layout of ``dims = (0, L)``."""
+    """A group of a checkpoint's iterates as the chain's evaluation takes them
+    (:func:`ssvmbench.tasks.chain.evaluate`): ``side``, their unary blocks (``F x L``) side
+    by side (``F x kL``), and ``edges[j]``, iterate ``j``'s transitions and first and last
+    biases in the chain layout of ``dims = (0, L)``."""
 
     side: np.ndarray
     edges: np.ndarray
@@ -109,7 +108,8 @@ class ChainTask(Task):
         """The iterates ``ws`` as :class:`SideBySide` groups, as many in a group as copying
         them side by side allows (:data:`SIDE_BY_SIDE_BYTES`; one alone is not copied). A
         subclass that overrides :meth:`evaluate` gets the default (its checkpoints call it
-        for each iterate)."""
+        for each iterate), as the hashed chain does (its token scores are scattered loads,
+        which iterates side by side do not share)."""
         return super().batch(ws) if self._own_evaluate() else self._groups(ws)
 
     def evaluate_many(self, batch, with_hinge=True):
@@ -125,11 +125,11 @@ class ChainTask(Task):
 
     def _groups(self, ws):
         size = max(1, self.SIDE_BY_SIDE_BYTES // (8 * self.d))
-        return [self.side_by_side([np.ascontiguousarray(w, dtype=np.float64)
-                                   for w in ws[start:start + size]])
+        return [self._side_by_side([np.ascontiguousarray(w, dtype=np.float64)
+                                    for w in ws[start:start + size]])
                 for start in range(0, len(ws), size)]
 
-    def side_by_side(self, ws):
+    def _side_by_side(self, ws):
         """:class:`SideBySide` of the iterates ``ws`` (views of a lone iterate)."""
         F, L = self.dims
         if len(ws) == 1:
@@ -142,10 +142,8 @@ class ChainTask(Task):
         out = []
         for group in groups:
             predictions = np.empty((len(group.edges), self.n_rows), dtype=np.int32)
-            hinges, errors = self._evaluate(group, with_hinge, predictions)
+            hinges, errors = chain.evaluate(group.side, group.edges, self.data,
+                                            self.normalized, with_hinge, self.max_len,
+                                            predictions)
             out += zip(hinges, errors, predictions)
         return out
-
-    def _evaluate(self, group, with_hinge, predictions):
-        return chain.evaluate(group.side, group.edges, self.data, self.normalized, with_hinge,
-                              self.max_len, predictions)
