@@ -919,8 +919,9 @@ def score_sequence(w, table, dims, data, normalized, with_hinge, i, U, T, delta,
                    predictions):
     """Decode sequence ``i`` from its token scores ``U`` and the transitions and biases of
     ``w`` (in the layout of ``dims``; ``table`` its transition table of
-    :func:`evaluation_buffers`) into ``predictions``; returns its normalized Hamming error and, if ``with_hinge``, its
-    structured hinge (else 0), both decodings in one sweep (:func:`decode_and_top`)."""
+    :func:`evaluation_buffers`) into ``predictions``; returns its normalized Hamming error
+    and, if ``with_hinge``, its structured hinge (else 0), both decodings in one sweep
+    (:func:`decode_and_top`)."""
     t0 = data[0][i]
     gold = data[1][t0:t0 + T]
     top = decode_and_top(w, table, dims, U, T, gold, loss_unit(normalized, T), delta, delta2,
