@@ -8,10 +8,12 @@ from pathlib import Path
 from ssvmbench.errors import NotWritten
 
 
-def write_atomically(path, write):
+def write_atomically(path, write, ready=None):
     """Call ``write(file)`` on a private temporary file beside ``path`` (``<name>.*.tmp``;
     concurrent writers never share one), then rename it to ``path`` with the permissions a
-    new file gets. A write that fails or is interrupted leaves no temporary file and
+    new file gets; ``ready()``, if given, is called just before the rename and may raise to
+    leave ``path`` as it was (a run checks there that its directory is still its own: a
+    write a pause caught halfway may end after another run took the directory over). A write that fails or is interrupted leaves no temporary file and
     ``path`` as it was: a file-system error (a full disk, a size limit, no permission) is
     :class:`~ssvmbench.errors.NotWritten`, one line saying so; a Ctrl-C or a stop signal
     (KeyboardInterrupt) goes on, noting the file (``err.not_written``: ``while writing PATH;
@@ -26,6 +28,8 @@ def write_atomically(path, write):
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
+        if ready is not None:
+            ready()
         os.replace(tmp, path)
     except BaseException as err:
         if tmp is not None:

@@ -41,7 +41,7 @@ def read_state(path):
     return None
 
 
-def _save(path, content, write):
+def _save(path, content, write, ready=None):
     """:func:`~ssvmbench.files.write_atomically` after checking the disk has room for
     ``content`` (the bytes of every array in it) beside the previous version of ``path``,
     which it replaces (:func:`~ssvmbench.runlog.check_space`), and that the file size
@@ -51,7 +51,7 @@ def _save(path, content, write):
     check_space(path.parent, size, replaced=previous)
     check_size_limit(path, size)
     try:
-        write_atomically(path, write)
+        write_atomically(path, write, ready)
     except OSError as err:
         raise DiskFull(str(err)) from None
 
@@ -77,10 +77,13 @@ def array_bytes(content):
     return total
 
 
-def save_state(path, solver, clock):
-    """The solver's state and the clocks, written atomically beside the run log."""
+def save_state(path, solver, clock, ready=None):
+    """The solver's state and the clocks, written atomically beside the run log (``ready``:
+    :func:`~ssvmbench.files.write_atomically`'s check before the new file replaces the
+    old)."""
     state = {"solver": solver.state_dict(), "clock": dict(clock)}
-    _save(path, state, lambda out: pickle.dump(state, out, protocol=pickle.HIGHEST_PROTOCOL))
+    _save(path, state, lambda out: pickle.dump(state, out, protocol=pickle.HIGHEST_PROTOCOL),
+          ready)
 
 
 WEIGHTS_NAME = "weights.npz"
@@ -149,7 +152,9 @@ class RunDirectory:
         return log
 
     def save_state(self, solver, clock):
-        save_state(self.state_path, solver, clock)
+        """:func:`save_state`, replacing the saved state only if the directory is still
+        ours when the new one is written (a pause during the write may outlast the lock)."""
+        save_state(self.state_path, solver, clock, ready=self.owned)
 
     def save_weights(self, solver):
         self.owned()
@@ -160,7 +165,7 @@ class RunDirectory:
         periodic one)."""
         self.owned()
         with contextlib.suppress(DiskFull):
-            save_state(self.state_path, solver, clock)
+            save_state(self.state_path, solver, clock, ready=self.owned)
 
     def ended(self):
         """The run finished or diverged: its saved state goes."""

@@ -17,7 +17,8 @@ import pytest
 from ssvmbench import api, runlog
 from ssvmbench.data import features
 from ssvmbench.errors import UserError, describe_os_error
-from ssvmbench.runlog import Interrupted, RunLog, load_logs, read_log
+from ssvmbench.rundir import RunDirectory
+from ssvmbench.runlog import Interrupted, LostOwnership, RunLog, load_logs, read_log
 from ssvmbench.settings import read
 from ssvmbench.solvers import registered
 from ssvmbench.solvers.sgd import SGD
@@ -305,6 +306,37 @@ def test_a_run_whose_directory_was_taken_over_stops_without_writing(data_root, t
     assert rows <= aside["n_rows"] <= rows + trace["iterate"].nunique()
     assert aside["status"] == "running"
     assert json.loads((run_dir / "run.lock").read_text()) == other
+
+
+def test_a_state_save_a_pause_caught_halfway_is_dropped_once_the_directory_is_taken(tmp_path):
+    """The takeover above, with the pause landing inside a state save (the save follows a
+    checkpoint's rows at once, so a pause on seeing the rows often does): the save checks
+    that the directory is still the run's just before its new file replaces the old, so it
+    leaves the old state and no temporary file; it raised LostOwnership only after
+    replacing it before."""
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    with RunDirectory(run_dir, "config") as here:
+        here.save_state(A_SOLVER, {"solver_s": 1.0})
+        old = here.state_path.read_bytes()
+        other = {"host": "elsewhere", "pid": 1, "started": "2026-01-01T00:00:00",
+                 "slurm_job": "", "config": "x"}
+        (run_dir / "run.lock").write_text(json.dumps(other))       # what a takeover leaves
+        with pytest.raises(LostOwnership):
+            here.save_state(A_SOLVER, {"solver_s": 2.0})
+        assert here.state_path.read_bytes() == old
+        assert sorted(p.name for p in run_dir.iterdir()) == ["run.lock", "state.pkl"]
+
+
+class _State:
+    """A solver as ``save_state`` sees it."""
+
+    @staticmethod
+    def state_dict():
+        return {"w": np.arange(3.0)}
+
+
+A_SOLVER = _State()
 
 
 def test_a_read_only_disk_is_one_line(data_root, tmp_path):
