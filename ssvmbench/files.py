@@ -13,8 +13,9 @@ def write_atomically(path, write, ready=None):
     concurrent writers never share one), then rename it to ``path`` with the permissions a
     new file gets; ``ready()``, if given, is called just before the rename and may raise to
     leave ``path`` as it was (a run checks there that its directory is still its own: a
-    write a pause caught halfway may end after another run took the directory over). A write that fails or is interrupted leaves no temporary file and
-    ``path`` as it was: a file-system error (a full disk, a size limit, no permission) is
+    write a pause caught halfway may end after another run took the directory over). A
+    write that fails or is interrupted leaves no temporary file and ``path`` as it was: a
+    file-system error (a full disk, a size limit, no permission) is
     :class:`~ssvmbench.errors.NotWritten`, one line saying so; a Ctrl-C or a stop signal
     (KeyboardInterrupt) goes on, noting the file (``err.not_written``: ``while writing PATH;
     the previous version is intact``)."""
