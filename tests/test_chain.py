@@ -135,6 +135,46 @@ def test_psi_direction_and_loss(L, T):
         assert chain.hamming(gold, y, T) == pytest.approx(np.mean(gold != y))
 
 
+def test_kept_token_gram_gives_the_norm_of_a_fresh_one_to_the_bit(monkeypatch):
+    """direction_sqnorm keeps each token's Gram row at its first non-zero residual row
+    (chain.token_gram_store) and reads it after: the same norm to the bit as computing every
+    entry afresh (Gaussian feature values: a different summation order would show), the
+    kept entries the tokens' feature dot products, and only the rows that were needed
+    computed. Past TOKEN_GRAM_BYTES nothing is kept."""
+    task = ChainTask(random_chains(6, 4, 7, lengths=(1, 7), seed=5))
+    ds, L = task.dataset, task.n_labels
+    X = np.zeros((task.n_rows, task.dims[0]))
+    for t in range(task.n_rows):
+        p0, p1 = ds.feat_ptr[t], ds.feat_ptr[t + 1]
+        X[t, ds.feat_idx[p0:p1]] = ds.feat_val[p0:p1]
+    fresh = task.data._replace(gram=np.empty(0))
+    rng = np.random.default_rng(0)
+    _, _, _, R, E = scratch(task)
+    needed = np.zeros(task.n_rows, dtype=bool)
+    for visit in range(3):
+        for i in range(task.n):
+            t0, T = ds.offsets[i], ds.offsets[i + 1] - ds.offsets[i]
+            R[:T] = np.where(rng.random((T, L)) < 0.3, rng.normal(size=(T, L)), 0.0)
+            needed[t0:t0 + T] |= R[:T].any(1)
+            E[2][0] = 0
+            dense = np.zeros(task.dims[0])
+            kept = chain.direction_sqnorm(task.dims, task.data, t0, T, R, E, dense)
+            assert kept == chain.direction_sqnorm(task.dims, fresh, t0, T, R, E, dense)
+            assert not dense.any()
+            x = X[t0:t0 + T]
+            biases = R[0] @ R[0] + R[T - 1] @ R[T - 1]     # first- and last-label blocks
+            assert kept == pytest.approx(np.sum((x @ x.T) * (R[:T] @ R[:T].T)) + biases)
+    np.testing.assert_array_equal(task.data.gram_done.astype(bool), needed)
+    for t in np.flatnonzero(needed):
+        end = np.searchsorted(ds.offsets, t, side="right")
+        row = task.data.gram[task.data.gram_start[t]:task.data.gram_start[t + 1]]
+        np.testing.assert_allclose(row, X[t:ds.offsets[end]] @ X[t], rtol=1e-12)
+    monkeypatch.setattr(chain, "TOKEN_GRAM_BYTES", 8 * (task.data.gram.size - 1))
+    assert chain.token_gram_store(ds.offsets)[0].size == 0
+    monkeypatch.setattr(chain, "TOKEN_GRAM_BYTES", 8 * task.data.gram.size)
+    assert chain.token_gram_store(ds.offsets)[0].size == task.data.gram.size
+
+
 def test_factored_marginals_match_the_convex_combination():
     """The factored block (mu, sparse P_i, Psum) follows alpha_i <- (1-g) alpha_i + g e_y,
     including g = 1 (entries dropped) and pools that must grow (many distinct bigrams)."""

@@ -30,7 +30,11 @@ from ssvmbench.tasks.base import Scratch
 class ChainData(NamedTuple):
     """The arrays the kernels take: sequence ``offsets`` (n+1) into the tokens, the tokens'
     gold ``labels``, their CSR features (``feat_ptr``, ``feat_idx``, ``feat_val``), and
-    ``calls``, the oracle calls made on them (see :class:`~ssvmbench.tasks.base.Task`)."""
+    ``calls``, the oracle calls made on them (see :class:`~ssvmbench.tasks.base.Task`).
+
+    ``gram``, ``gram_start`` and ``gram_done`` keep the token Gram entries
+    ``<x_t, x_u>`` (``u >= t`` in one sequence) that :func:`direction_sqnorm` computed, so a
+    line search computes each once per run (:func:`token_gram_store`)."""
 
     offsets: np.ndarray
     labels: np.ndarray
@@ -38,6 +42,27 @@ class ChainData(NamedTuple):
     feat_idx: np.ndarray
     feat_val: np.ndarray
     calls: np.ndarray
+    gram: np.ndarray
+    gram_start: np.ndarray
+    gram_done: np.ndarray
+
+
+TOKEN_GRAM_BYTES = 1 << 29     # at most this much kept of the token Gram entries
+
+
+def token_gram_store(offsets):
+    """``(gram, gram_start, gram_done)`` of :class:`ChainData`: token ``t``'s entries
+    ``<x_t, x_u>`` for the tokens ``u = t, t+1, ...`` to its sequence's end are
+    ``gram[gram_start[t]:gram_start[t + 1]]``, filled at the first line search that needs
+    them (``gram_done[t]``). The memory is taken as they are filled (untouched pages of
+    ``np.empty`` cost nothing); more than :data:`TOKEN_GRAM_BYTES` in all: none kept
+    (``gram`` empty, each line search computes its entries)."""
+    ends = np.repeat(offsets[1:], np.diff(offsets))      # each token's sequence end
+    row_lengths = ends - np.arange(len(ends))
+    gram_start = np.zeros(len(row_lengths) + 1, dtype=np.int64)
+    np.cumsum(row_lengths, out=gram_start[1:])
+    size = int(gram_start[-1]) if gram_start[-1] * 8 <= TOKEN_GRAM_BYTES else 0
+    return np.empty(size), gram_start, np.zeros(len(row_lengths), dtype=np.uint8)
 
 
 # ----------------------------------------------------------------------------- scores
@@ -403,21 +428,33 @@ def decode(w, dims, data, normalized, i, U, T, delta, y):
 def direction_sqnorm(dims, data, t0, T, R, E, x_dense):
     """Squared norm of the direction ``(R, E)``: ``sum_{t,u} <x_t, x_u> <R_t, R_u>`` plus
     the transition and bias blocks. ``x_dense`` is an all-zero ``(F,)`` scratch array
-    (left all-zero) used to scatter one token's features for the Gram entries.
+    (left all-zero) used to scatter one token's features for the Gram entries, which are
+    kept in ``data`` (:func:`token_gram_store`): a token's row of them is computed at the
+    first direction that has a non-zero residual row there, and read after.
 
     Zero entries of ``R`` are skipped (a BCFW residual ``e_y - mu_t`` has one to three
     non-zeros of ``L``, and most rows are zero): a product with a zero adds an exact zero,
     so every sum takes the same non-zero terms in the same order and the result is the
-    same to the bit."""
+    same to the bit. A kept Gram entry is the same sum as a fresh one."""
     feat_ptr, feat_idx, feat_val = data[2], data[3], data[4]
+    gram, gram_start, gram_done = data.gram, data.gram_start, data.gram_done
+    kept = len(gram) > 0
     L = dims[1]
     s = 0.0
     for t in range(T):
         if not nonzero_row(R[t]):
             continue
-        p0, p1 = feat_ptr[t0 + t], feat_ptr[t0 + t + 1]
-        for p in range(p0, p1):
-            x_dense[feat_idx[p]] = feat_val[p]
+        row = gram_start[t0 + t] - t       # gram[row + u] = <x_t, x_u> once done
+        fresh = not kept or gram_done[t0 + t] == 0
+        if fresh:
+            p0, p1 = feat_ptr[t0 + t], feat_ptr[t0 + t + 1]
+            for p in range(p0, p1):
+                x_dense[feat_idx[p]] = feat_val[p]
+            if kept:
+                for u in range(t, T):
+                    gram[row + u] = sparse_dense_dot(x_dense, feat_idx, feat_val,
+                                                     feat_ptr[t0 + u], feat_ptr[t0 + u + 1])
+                gram_done[t0 + t] = 1
         # the first four non-zeros of R[t] (labels l0 < l1 < ... and values a0, a1, ...)
         n_t, l0, l1, l2, l3 = 0, 0, 0, 0, 0
         a0 = a1 = a2 = a3 = 0.0
@@ -449,13 +486,25 @@ def direction_sqnorm(dims, data, t0, T, R, E, x_dense):
                     if a != 0.0:
                         r += a * R[u, l]
             if r != 0.0:
-                k = 0.0
-                for q in range(feat_ptr[t0 + u], feat_ptr[t0 + u + 1]):
-                    k += x_dense[feat_idx[q]] * feat_val[q]
+                if kept:
+                    k = gram[row + u]
+                else:
+                    k = sparse_dense_dot(x_dense, feat_idx, feat_val, feat_ptr[t0 + u],
+                                         feat_ptr[t0 + u + 1])
                 s += k * r if u == t else 2.0 * k * r
-        for p in range(p0, p1):
-            x_dense[feat_idx[p]] = 0.0
+        if fresh:
+            for p in range(feat_ptr[t0 + t], feat_ptr[t0 + t + 1]):
+                x_dense[feat_idx[p]] = 0.0
     return s + label_sqnorm(R, T, E)
+
+
+@nb.njit(cache=True, inline="always")
+def sparse_dense_dot(x_dense, feat_idx, feat_val, q0, q1):
+    """``sum_q x_dense[feat_idx[q]] * feat_val[q]`` for ``q0 <= q < q1``, in that order."""
+    k = 0.0
+    for q in range(q0, q1):
+        k += x_dense[feat_idx[q]] * feat_val[q]
+    return k
 
 
 @nb.njit(cache=True, inline="always")
@@ -501,10 +550,8 @@ def residual_gram(dims, data, t0, T, R, x_dense, K, rows):
         for p in range(p0, p1):
             x_dense[feat_idx[p]] = feat_val[p]
         for u in range(T):
-            k = 0.0
-            for q in range(feat_ptr[t0 + u], feat_ptr[t0 + u + 1]):
-                k += x_dense[feat_idx[q]] * feat_val[q]
-            K[j, u] = k
+            K[j, u] = sparse_dense_dot(x_dense, feat_idx, feat_val, feat_ptr[t0 + u],
+                                       feat_ptr[t0 + u + 1])
         for p in range(p0, p1):
             x_dense[feat_idx[p]] = 0.0
     return m

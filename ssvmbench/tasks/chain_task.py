@@ -61,7 +61,8 @@ class ChainTask(Task):
         self.loss = loss
         self.normalized = loss == "normalized_hamming"
         self.data = chain.ChainData(ds.offsets, ds.labels, ds.feat_ptr, ds.feat_idx,
-                                    ds.feat_val, np.zeros(1, dtype=np.int64))
+                                    ds.feat_val, np.zeros(1, dtype=np.int64),
+                                    *chain.token_gram_store(ds.offsets))
         self.dims = (ds.n_features, ds.n_labels)
         self.n = ds.n
         self.n_rows = ds.n_tokens              # score rows of the kernels: the tokens
