@@ -6,8 +6,9 @@ The last lines account for the rest of a real BCFW pass (the paper's uniform sam
 all stages in the order of a uniform draw (what the sampling order costs: the examples'
 rows of ``mu``, features and bigram blocks are no longer read in memory order), the solver's
 own compiled pass (``bcfw_steps``: the kernels reached through
-:mod:`ssvmbench.tasks.kernels`, the real step size) in file order and in that draw, and a
-real pass; the last lines are that pass over its oracle (the first two stages: token scores
+:mod:`ssvmbench.tasks.kernels`, the real step size) in file order and in that draw (and
+in that draw with no token Gram kept: each line search computes its entries), and a real
+pass; the last lines are that pass over its oracle (the first two stages: token scores
 and loss-augmented Viterbi at the same iterate; the target is at most 2x on OCR, 1.6x on
 CoNLL-2000), in file order and in the draw's order (the examples a pass visits, in its
 order: what its oracle calls cost it).
@@ -65,14 +66,15 @@ def state_copies(solver):
             a.arrays()._replace(U=a.U.copy(), S=a.S.copy(), C=a.C.copy(), L=a.L.copy()))
 
 
-def print_kernel_time(name, solver, train, order):
+def print_kernel_time(name, solver, train, order, problem=None):
     """Median milliseconds of the solver's compiled pass over ``order`` from copies of its
-    state (the first call is not counted)."""
+    state (the first call is not counted), on ``problem`` (default: the solver's)."""
     times = []
     for _ in range(6):
         dual, blocks, avg = state_copies(solver)
         start = time.perf_counter()
-        bcfw_steps(solver.problem, dual, blocks, order, True, solver.steps, avg, train.max_len)
+        bcfw_steps(problem or solver.problem, dual, blocks, order, True, solver.steps, avg,
+                   train.max_len)
         times.append(time.perf_counter() - start)
     print(f"{name:>35}: {statistics.median(times[1:]) * 1e3:8.1f} ms")
 
@@ -95,6 +97,8 @@ def main(overrides):
                                      arguments(drawn), ["oracle in draw order"])[0]
     print_kernel_time("BCFW's own pass kernel, file order", solver, train, file_order)
     print_kernel_time("... in that draw's order", solver, train, drawn)
+    no_gram = solver.problem._replace(data=train.data._replace(gram=np.empty(0)))
+    print_kernel_time("... token Gram not kept", solver, train, drawn, no_gram)
     real = print_pass_time("BCFW pass (uniform sampling)", solver, train, 3)
     print(f"{'pass / oracle':>35}: {real / oracle:8.2f} x")
     print(f"{'pass / oracle in draw order':>35}: {real / drawn_oracle:8.2f} x")

@@ -16,6 +16,7 @@ import yaml
 from ssvmbench import presets as presets_module
 from ssvmbench import reproduce as reproduce_module
 from ssvmbench.errors import UserError
+from ssvmbench.messages import duration
 from ssvmbench.plotting import commands as plot_command
 from ssvmbench.presets import available, commands, expand, load
 
@@ -198,10 +199,12 @@ def test_reproduce_says_what_each_size_costs_and_asks_before_the_full_size(monke
     reproduce_module.configure_parser(parser)
     assert reproduce_module.main(parser.parse_args([])) == 0
     listed = capsys.readouterr().out
-    assert "full: 96 runs of up to 100 passes, ~25.0 min of run time; smoke: 24 runs" in listed
     measured = load("bcfw_figure2_ocr")["sizes"]["full"]["measured"]
-    assert presets_module.estimate("bcfw_figure2_ocr", "full")[0] == pytest.approx(
+    expected = presets_module.estimate("bcfw_figure2_ocr", "full")[0]
+    assert expected == pytest.approx(
         96 * (measured["run_s"] / measured["runs"] + presets_module.STARTUP_S))
+    assert (f"full: 96 runs of up to 100 passes, ~{duration(expected)} of run time; smoke: 24 "
+            "runs") in listed
     both = ["bcfw_figure1abc_ocr", "bcfw_figure2_ocr"]        # they share the OCR sweeps
     assert presets_module._distinct_runs(both, "full")[0] < sum(
         presets_module.cost(name, "full")[0] for name in both)
