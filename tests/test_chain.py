@@ -151,7 +151,7 @@ def test_kept_token_gram_gives_the_norm_of_a_fresh_one_to_the_bit(monkeypatch):
     rng = np.random.default_rng(0)
     _, _, _, R, E = scratch(task)
     needed = np.zeros(task.n_rows, dtype=bool)
-    for visit in range(3):
+    for _ in range(3):
         for i in range(task.n):
             t0, T = ds.offsets[i], ds.offsets[i + 1] - ds.offsets[i]
             R[:T] = np.where(rng.random((T, L)) < 0.3, rng.normal(size=(T, L)), 0.0)
