@@ -9,12 +9,12 @@ this is exactly the Frank-Wolfe gap of BCFW Section 4), the train loss and test 
 alignment the alignment error rate AER on each split, BCFW Appendix F's test error), the
 split's test metric (higher is better; 1 - AER for alignment) and ``nnz(w)``.
 
-The evaluation passes run in parallel over the examples on numba's threads
-(:func:`evaluation_threads`); the solvers' own steps are serial code, one thread, so that
-seconds per pass compare across solvers. BLAS (numpy's ``w @ w`` of the objective, a
-solver's products) runs on one thread in a run (:func:`one_blas_thread`): OpenBLAS's
-worker threads busy-wait for a while after each call and would take the cores of the
-evaluation's threads, or of another run of a sweep.
+The evaluation passes run in parts over the examples, one per evaluation thread
+(:func:`evaluation_threads`, :mod:`ssvmbench.tasks.parts`); the solvers' own steps are
+serial code, one thread, so that seconds per pass compare across solvers. BLAS (numpy's
+``w @ w`` of the objective, a solver's products) runs on one thread in a run
+(:func:`one_blas_thread`): OpenBLAS's worker threads busy-wait for a while after each call
+and would take the cores of the evaluation's threads, or of another run of a sweep.
 """
 
 import os
@@ -83,10 +83,10 @@ def one_blas_thread():
     """Context: the BLAS libraries loaded now (numpy's and scipy's OpenBLAS) on one thread.
     After a threaded call (``w @ w`` of the primal and the dual at every checkpoint, a long
     dot product OpenBLAS splits among its threads) its workers spin on the cores for a
-    while, where the evaluation's numba threads that follow need them: on two cores a
+    while, where the evaluation's threads that follow need them: on two cores a
     CoNLL-2000 checkpoint took 1.5-1.8x as long. Entered once the data are loaded and the
     kernels compiled (threadpoolctl limits the libraries loaded when it is entered); leaves
-    numba's threads (OpenMP or TBB) alone."""
+    the evaluation's threads alone."""
     return threadpool_limits(1, user_api="blas")
 
 

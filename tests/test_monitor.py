@@ -137,8 +137,9 @@ def test_a_checkpoints_iterates_in_one_pass_get_each_iterates_own_numbers(kind, 
 
 @pytest.mark.parametrize("kind", ["chain", "hashed_chain", "boxes"])
 def test_parallel_evaluation_equals_serial_whatever_the_threads(kind):
-    """Checkpoint evaluation runs in parallel over the examples; its means are summed in
-    example order, so every thread count gives the serial loop's numbers to the last bit."""
+    """Checkpoint evaluation runs in parts over the examples, one per evaluation thread
+    (:mod:`ssvmbench.tasks.parts`); its means are summed in example order, so every thread
+    count gives the serial loop's numbers to the last bit."""
     task = {"chain": lambda: make_task(random_chains(700, 4, 6, lengths=(1, 9), seed=1)),
             "hashed_chain": lambda: make_task(random_hashed_chains(700, 4, 6, 11,
                                                                    lengths=(1, 9), seed=1)),

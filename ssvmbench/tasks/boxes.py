@@ -24,7 +24,7 @@ from ssvmbench.data.scenes import load_scenes
 from ssvmbench.inner import inner
 from ssvmbench.tasks import chain, smoothing
 from ssvmbench.tasks.base import Task, kernels_named
-from ssvmbench.tasks.chain import EVAL_CHUNKS, mean_in_order
+from ssvmbench.tasks.parts import in_parts, mean_in_order
 
 
 class BoxData(NamedTuple):
@@ -70,8 +70,11 @@ class BoxTask(Task):
         """``(mean hinge, mean loss 1 - IoU(y_i, y), predictions)``; ``predictions`` holds
         each image's top candidate (index in the image) and its score, for the AP."""
         chosen, score = np.empty(self.n, dtype=np.int64), np.empty(self.n)
-        hinge, loss = evaluate(w, self.data, with_hinge, chosen, score)
-        return hinge, loss, (chosen, score)
+        losses, hinges = np.empty(self.n), np.empty(self.n)
+        in_parts(evaluate, self.data.offsets, w, self.data, with_hinge, chosen, score, losses,
+                 hinges)
+        return (mean_in_order(hinges) if with_hinge else np.nan, mean_in_order(losses),
+                (chosen, score))
 
     @classmethod
     def tiny(cls):
@@ -274,27 +277,22 @@ def weights_from_average(alpha, U, c, s, dims, data, lam, w):
     w /= lam * n
 
 
-@nb.njit(cache=True, parallel=True)
-def evaluate(w, data, with_hinge, chosen, score):
-    """Top-scoring candidate of each image (index in the image) and its score; returns
-    ``(mean hinge or NaN, mean loss of the chosen boxes)``, in parallel over the images
-    (the means summed in image order, as :func:`ssvmbench.tasks.chain.evaluate`)."""
-    n = len(data.gold)
+@nb.njit(cache=True, nogil=True)
+def evaluate(w, data, with_hinge, chosen, score, losses, hinges, first, last):
+    """The images ``first`` to ``last - 1`` of one pass at fixed ``w`` (a part per
+    evaluation thread, :func:`ssvmbench.tasks.parts.in_parts`): each image's top-scoring
+    candidate (index in the image) and its score, its loss and, if ``with_hinge``, its
+    hinge (else 0)."""
     longest = np.max(np.diff(data.offsets))
-    losses, hinges = np.empty(n), np.zeros(n)
-    chunks = min(n, EVAL_CHUNKS)
-    for c in nb.prange(chunks):
-        U = np.empty((longest, 1))
-        for i in range(c * n // chunks, (c + 1) * n // chunks):
-            t0 = data.offsets[i]
-            T = scores(w, 1.0, None, data, i, U)
-            s = U[:T, 0]
-            j = int(np.argmax(s))
-            chosen[i], score[i] = j, s[j]
-            losses[i] = data.loss[t0 + j]
-            if with_hinge:
-                hinges[i] = np.max(s + data.loss[t0:t0 + T]) - s[data.gold[i] - t0]
-    return mean_in_order(hinges) if with_hinge else np.nan, mean_in_order(losses)
+    U = np.empty((longest, 1))
+    for i in range(first, last):
+        t0 = data.offsets[i]
+        T = scores(w, 1.0, None, data, i, U)
+        s = U[:T, 0]
+        j = int(np.argmax(s))
+        chosen[i], score[i] = j, s[j]
+        losses[i] = data.loss[t0 + j]
+        hinges[i] = np.max(s + data.loss[t0:t0 + T]) - s[data.gold[i] - t0] if with_hinge else 0.0
 
 
 # a candidate is a score row with one label: the chain's scratch and subtraction

@@ -890,45 +890,43 @@ def max_length(offsets):
 # ------------------------------------------------------------------------ evaluation
 
 
-@nb.njit(cache=True, parallel=True)
-def evaluate(side, edges, data, normalized, with_hinge, max_len, predictions):
-    """One pass over a split at ``k`` fixed iterates (a checkpoint's; not counted as oracle
-    calls), in parallel over the examples on numba's threads (``numba.set_num_threads``).
-    The iterates come as :class:`~ssvmbench.tasks.chain_task.SideBySide` does: ``side``, their
-    unary blocks (``F x L``) side by side (``F x kL``), and ``edges[j]``, iterate ``j``'s
+@nb.njit(cache=True, nogil=True)
+def evaluate(side, edges, data, normalized, with_hinge, max_len, predictions, hinges, errors,
+             first, last):
+    """The examples ``first`` to ``last - 1`` of one pass over a split at ``k`` fixed
+    iterates (a checkpoint's; not counted as oracle calls): a part of the pass that
+    :meth:`ChainTask.evaluate_many <ssvmbench.tasks.chain_task.ChainTask.evaluate_many>`
+    runs on each evaluation thread (:func:`ssvmbench.tasks.parts.in_parts`). The iterates
+    come as :class:`~ssvmbench.tasks.chain_task.SideBySide` does: ``side``, their unary
+    blocks (``F x L``) side by side (``F x kL``), and ``edges[j]``, iterate ``j``'s
     transitions and first and last biases in the chain layout of ``dims = (0, L)``.
 
-    Writes iterate ``j``'s predicted labels of every token to ``predictions[j]`` and returns
-    per iterate ``(mean hinges, mean normalized Hammings)`` (``k`` each); the mean structured
-    hinge ``(1/n) sum_i H~_i(w)`` (BCFW eq. 2, with the task loss of :func:`loss_unit`) is
-    computed only if ``with_hinge`` (else NaN). The means are summed in example order, so
-    they do not depend on the thread count. A token's scores for every iterate are one
-    :func:`gather_add` of its features' rows of ``side``: the iterates share the token's
-    reads of its features, and each score is the sum one iterate alone would make, term
-    for term.
+    Writes iterate ``j``'s predicted labels of the part's tokens to ``predictions[j]``, and
+    of its example ``i`` the normalized Hamming error to ``errors[j, i]`` and, if
+    ``with_hinge``, the structured hinge ``H~_i(w)`` (BCFW eq. 2, with the task loss of
+    :func:`loss_unit`) to ``hinges[j, i]`` (else 0). A token's scores for every iterate are
+    one :func:`gather_add` of its features' rows of ``side``: the iterates share the
+    token's reads of its features, and each score is the sum one iterate alone would make,
+    term for term.
     """
-    k, n = edges.shape[0], len(data[0]) - 1
+    k = edges.shape[0]
     L = side.shape[1] // k
     dims = (0, L)
     offsets, feat_ptr, feat_idx, feat_val = data[0], data[2], data[3], data[4]
-    errors, hinges = np.empty((k, n)), np.empty((k, n))
-    chunks = min(n, EVAL_CHUNKS)
-    for c in nb.prange(chunks):
-        U, delta, delta2, y, tables = evaluation_buffers(edges, dims, max_len)
-        scores_of_all = U if k == 1 else np.empty((max_len, k * L))
-        for i in range(c * n // chunks, (c + 1) * n // chunks):
-            t0 = offsets[i]
-            T = offsets[i + 1] - t0
-            for t in range(T):
-                gather_add(side, 1.0, feat_idx, feat_val, feat_ptr[t0 + t],
-                           feat_ptr[t0 + t + 1], scores_of_all[t])
-            for j in range(k):
-                if k > 1:
-                    iterate_scores(scores_of_all, j, L, T, U)
-                errors[j, i], hinges[j, i] = score_sequence(
-                    edges[j], tables[j], dims, data, normalized, with_hinge, i, U, T, delta,
-                    delta2, y, predictions[j])
-    return iterate_means(hinges, with_hinge), iterate_means(errors, True)
+    U, delta, delta2, y, tables = evaluation_buffers(edges, dims, max_len)
+    scores_of_all = U if k == 1 else np.empty((max_len, k * L))
+    for i in range(first, last):
+        t0 = offsets[i]
+        T = offsets[i + 1] - t0
+        for t in range(T):
+            gather_add(side, 1.0, feat_idx, feat_val, feat_ptr[t0 + t], feat_ptr[t0 + t + 1],
+                       scores_of_all[t])
+        for j in range(k):
+            if k > 1:
+                iterate_scores(scores_of_all, j, L, T, U)
+            errors[j, i], hinges[j, i] = score_sequence(
+                edges[j], tables[j], dims, data, normalized, with_hinge, i, U, T, delta, delta2,
+                y, predictions[j])
 
 
 @inner
@@ -937,28 +935,6 @@ def iterate_scores(scores_of_all, j, L, T, U):
     for t in range(T):
         for l in range(L):
             U[t, l] = scores_of_all[t, j * L + l]
-
-
-@inner
-def iterate_means(values, computed):
-    """:func:`mean_in_order` of each row of ``values`` (NaN each unless ``computed``)."""
-    means = np.full(values.shape[0], np.nan)
-    if computed:
-        for j in range(values.shape[0]):
-            means[j] = mean_in_order(values[j])
-    return means
-
-
-EVAL_CHUNKS = 256   # work items of a parallel evaluation (fixed: results never depend on it)
-
-
-@inner
-def mean_in_order(values):
-    """The mean of ``values`` summed left to right (as a serial loop would)."""
-    total = 0.0
-    for v in values:
-        total += v
-    return total / len(values)
 
 
 @inner

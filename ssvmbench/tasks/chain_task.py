@@ -13,6 +13,7 @@ from ssvmbench.data.synthetic import random_chains
 from ssvmbench.errors import UserError
 from ssvmbench.tasks import chain, chain_parts, oracles
 from ssvmbench.tasks.base import ACTIVE_SET_KERNELS, MARGINAL_KERNELS, Task
+from ssvmbench.tasks.parts import in_parts, mean_in_order
 
 
 class SideBySide(NamedTuple):
@@ -142,9 +143,11 @@ class ChainTask(Task):
         """One evaluation pass per group of :class:`SideBySide` iterates: a triple each."""
         out = []
         for group in groups:
-            predictions = np.empty((len(group.edges), self.n_rows), dtype=np.int32)
-            hinges, errors = chain.evaluate(group.side, group.edges, self.data,
-                                            self.normalized, with_hinge, self.max_len,
-                                            predictions)
-            out += zip(hinges, errors, predictions)
+            k = len(group.edges)
+            predictions = np.empty((k, self.n_rows), dtype=np.int32)
+            hinges, errors = np.empty((k, self.n)), np.empty((k, self.n))
+            in_parts(chain.evaluate, self.data.offsets, group.side, group.edges, self.data,
+                     self.normalized, with_hinge, self.max_len, predictions, hinges, errors)
+            out += [(mean_in_order(hinges[j]) if with_hinge else np.nan,
+                     mean_in_order(errors[j]), predictions[j]) for j in range(k)]
         return out

@@ -29,11 +29,11 @@ from ssvmbench.data.sequences import HashedChainDataset
 from ssvmbench.data.synthetic import random_hashed_chains
 from ssvmbench.inner import inner
 from ssvmbench.tasks import chain
-from ssvmbench.tasks.chain import (EVAL_CHUNKS, average_residual, buffers, evaluation_buffers,
-                                   hamming, loss_unit, max_length, mean_in_order, mistakes,
-                                   score_sequence, viterbi)
+from ssvmbench.tasks.chain import (average_residual, buffers, evaluation_buffers, hamming,
+                                   loss_unit, max_length, mistakes, score_sequence, viterbi)
 from ssvmbench.tasks.chain_task import ChainTask
 from ssvmbench.tasks.oracles import hinge_oracle
+from ssvmbench.tasks.parts import in_parts, mean_in_order
 
 
 class HashedChainData(NamedTuple):
@@ -69,9 +69,11 @@ class HashedChainTask(ChainTask):
 
     def evaluate(self, w, with_hinge=True):
         predictions = np.empty(self.n_rows, dtype=np.int32)
-        hinge, error = evaluate(w, self.dims, self.data, self.normalized, with_hinge,
-                                self.max_len, predictions)
-        return hinge, error, predictions
+        hinges, errors = np.empty(self.n), np.empty(self.n)
+        in_parts(evaluate, self.data.offsets, w, self.dims, self.data, self.normalized, with_hinge,
+                 self.max_len, predictions, hinges, errors)
+        return (mean_in_order(hinges) if with_hinge else np.nan, mean_in_order(errors),
+                predictions)
 
     @classmethod
     def tiny(cls):
@@ -321,26 +323,22 @@ def add_labeling(g, coef, dims, data, i, T, y):
     _scatter(g, -coef, dims, data, t0, T, R, E)
 
 
-@nb.njit(cache=True, parallel=True)
-def evaluate(w, dims, data, normalized, with_hinge, max_len, predictions):
-    """One pass over a split at fixed ``w``, as :func:`ssvmbench.tasks.chain.evaluate`
-    (in parallel over the examples), one iterate a pass: a hashed token's scores are
-    scattered loads, which iterates side by side do not share (NER, two iterates: 145
-    instead of 102 ms)."""
-    n = len(data.offsets) - 1
+@nb.njit(cache=True, nogil=True)
+def evaluate(w, dims, data, normalized, with_hinge, max_len, predictions, hinges, errors,
+             first, last):
+    """The examples ``first`` to ``last - 1`` of one pass over a split at fixed ``w``, as
+    :func:`ssvmbench.tasks.chain.evaluate` (a part per evaluation thread), one iterate a
+    pass: a hashed token's scores are scattered loads, which iterates side by side do not
+    share (NER, two iterates: 145 instead of 102 ms)."""
     chain_dims = (0, dims[1])
     ev = edge_weights(w, dims, data)
-    errors, hinges = np.empty(n), np.empty(n)
-    chunks = min(n, EVAL_CHUNKS)
-    for c in nb.prange(chunks):
-        U, delta, delta2, y, tables = evaluation_buffers(ev.reshape((1, len(ev))), chain_dims,
-                                                         max_len)
-        for i in range(c * n // chunks, (c + 1) * n // chunks):
-            T = unary_scores(w, 1.0, dims, data, i, U)
-            errors[i], hinges[i] = score_sequence(ev, tables[0], chain_dims, data, normalized,
-                                                  with_hinge, i, U, T, delta, delta2, y,
-                                                  predictions)
-    return mean_in_order(hinges) if with_hinge else np.nan, mean_in_order(errors)
+    U, delta, delta2, y, tables = evaluation_buffers(ev.reshape((1, len(ev))), chain_dims,
+                                                     max_len)
+    for i in range(first, last):
+        T = unary_scores(w, 1.0, dims, data, i, U)
+        errors[i], hinges[i] = score_sequence(ev, tables[0], chain_dims, data, normalized,
+                                              with_hinge, i, U, T, delta, delta2, y,
+                                              predictions)
 
 
 HashedChainTask.kernels = {     # the label-space kernels are the chain's

@@ -41,7 +41,8 @@ import numpy as np
 from ssvmbench.errors import UserError
 from ssvmbench.tasks import chain, smoothing
 from ssvmbench.tasks.base import Task, kernels_named
-from ssvmbench.tasks.chain import EVAL_CHUNKS, gather_add, mean_in_order, scatter_add
+from ssvmbench.tasks.chain import gather_add, scatter_add
+from ssvmbench.tasks.parts import in_parts, mean_in_order
 from ssvmbench_multiclass.dataset import MulticlassDataset, random_multiclass
 
 _CUTOFF = -40.0     # exp(-40) < 5e-18: softmax terms this far below the max are 0
@@ -115,8 +116,11 @@ class MulticlassTask(Task):
             raise ValueError(f"w has shape {w.shape}, the {self.kind} task's weights ({self.d},)"
                              f" (F = {self.dims[0]} features x L = {self.dims[1]} labels)")
         predictions = np.empty(self.n, dtype=np.int32)
-        hinge, error = evaluate(w, self.dims, self.data, with_hinge, predictions)
-        return hinge, error, predictions
+        losses, hinges = np.empty(self.n), np.empty(self.n)
+        in_parts(evaluate, np.arange(self.n + 1), w, self.dims, self.data, with_hinge,
+                 predictions, losses, hinges)
+        return (mean_in_order(hinges) if with_hinge else np.nan, mean_in_order(losses),
+                predictions)
 
 
 # ----------------------------------------------------------------------------- kernels
@@ -322,30 +326,26 @@ def weights_from_average(alpha, U, c, s, dims, data, lam, w):
                     data.feat_ptr[i + 1], r)
 
 
-@nb.njit(cache=True, parallel=True)
-def evaluate(w, dims, data, with_hinge, predictions):
-    """The top-scoring label of every example into ``predictions``; returns ``(mean hinge
-    or NaN, mean 0/1 loss)``, in parallel over the examples (means summed in example order,
-    as :func:`ssvmbench.tasks.chain.evaluate`)."""
-    n = len(data.labels)
+@nb.njit(cache=True, nogil=True)
+def evaluate(w, dims, data, with_hinge, predictions, losses, hinges, first, last):
+    """The examples ``first`` to ``last - 1`` of one pass at fixed ``w`` (a part per
+    evaluation thread, :func:`ssvmbench.tasks.parts.in_parts`): each one's top-scoring label
+    into ``predictions``, its 0/1 loss and, if ``with_hinge``, its hinge (else 0)."""
     L = dims[1]
-    losses, hinges = np.empty(n), np.zeros(n)
-    chunks = min(n, EVAL_CHUNKS)
-    for c in nb.prange(chunks):
-        U = np.empty((1, L))
-        for i in range(c * n // chunks, (c + 1) * n // chunks):
-            scores(w, 1.0, dims, data, i, U)
-            best = 0
-            for l in range(1, L):
-                if U[0, l] > U[0, best]:
-                    best = l
-            predictions[i] = best
-            gold = data.labels[i]
-            losses[i] = 0.0 if best == gold else 1.0
-            if with_hinge:
-                top, _ = loss_augmented_argmax(U, gold, L)
-                hinges[i] = top - U[0, gold]
-    return mean_in_order(hinges) if with_hinge else np.nan, mean_in_order(losses)
+    U = np.empty((1, L))
+    for i in range(first, last):
+        scores(w, 1.0, dims, data, i, U)
+        best = 0
+        for l in range(1, L):
+            if U[0, l] > U[0, best]:
+                best = l
+        predictions[i] = best
+        gold = data.labels[i]
+        losses[i] = 0.0 if best == gold else 1.0
+        hinges[i] = 0.0
+        if with_hinge:
+            top, _ = loss_augmented_argmax(U, gold, L)
+            hinges[i] = top - U[0, gold]
 
 
 # ----------------------------------- stored labels (SAP's active sets: the elastic-net SVM)
