@@ -24,7 +24,7 @@ from ssvmbench.data.scenes import load_scenes
 from ssvmbench.inner import inner
 from ssvmbench.tasks import chain, smoothing
 from ssvmbench.tasks.base import Task, kernels_named
-from ssvmbench.tasks.parts import in_parts, mean_in_order
+from ssvmbench.tasks.parts import in_parts, means
 
 
 class BoxData(NamedTuple):
@@ -73,8 +73,7 @@ class BoxTask(Task):
         losses, hinges = np.empty(self.n), np.empty(self.n)
         in_parts(evaluate, self.data.offsets, w, self.data, with_hinge, chosen, score, losses,
                  hinges)
-        return (mean_in_order(hinges) if with_hinge else np.nan, mean_in_order(losses),
-                (chosen, score))
+        return (*means(hinges, losses, with_hinge), (chosen, score))
 
     @classmethod
     def tiny(cls):

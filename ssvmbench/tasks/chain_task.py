@@ -13,7 +13,7 @@ from ssvmbench.data.synthetic import random_chains
 from ssvmbench.errors import UserError
 from ssvmbench.tasks import chain, chain_parts, oracles
 from ssvmbench.tasks.base import ACTIVE_SET_KERNELS, MARGINAL_KERNELS, Task
-from ssvmbench.tasks.parts import in_parts, mean_in_order
+from ssvmbench.tasks.parts import in_parts, means
 
 
 class SideBySide(NamedTuple):
@@ -148,6 +148,6 @@ class ChainTask(Task):
             hinges, errors = np.empty((k, self.n)), np.empty((k, self.n))
             in_parts(chain.evaluate, self.data.offsets, group.side, group.edges, self.data,
                      self.normalized, with_hinge, self.max_len, predictions, hinges, errors)
-            out += [(mean_in_order(hinges[j]) if with_hinge else np.nan,
-                     mean_in_order(errors[j]), predictions[j]) for j in range(k)]
+            out += [(*means(hinges[j], errors[j], with_hinge), predictions[j])
+                    for j in range(k)]
         return out

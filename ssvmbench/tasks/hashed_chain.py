@@ -33,7 +33,7 @@ from ssvmbench.tasks.chain import (average_residual, buffers, evaluation_buffers
                                    loss_unit, max_length, mistakes, score_sequence, viterbi)
 from ssvmbench.tasks.chain_task import ChainTask
 from ssvmbench.tasks.oracles import hinge_oracle
-from ssvmbench.tasks.parts import in_parts, mean_in_order
+from ssvmbench.tasks.parts import in_parts, means
 
 
 class HashedChainData(NamedTuple):
@@ -72,8 +72,7 @@ class HashedChainTask(ChainTask):
         hinges, errors = np.empty(self.n), np.empty(self.n)
         in_parts(evaluate, self.data.offsets, w, self.dims, self.data, self.normalized, with_hinge,
                  self.max_len, predictions, hinges, errors)
-        return (mean_in_order(hinges) if with_hinge else np.nan, mean_in_order(errors),
-                predictions)
+        return (*means(hinges, errors, with_hinge), predictions)
 
     @classmethod
     def tiny(cls):

@@ -39,6 +39,12 @@ def in_parts(kernel, offsets, *args):
             other.result()
 
 
+def means(hinges, losses, with_hinge):
+    """``(mean hinge, mean loss)`` of a split's per-example values, each summed in order
+    (:func:`mean_in_order`); the hinge's NaN unless ``with_hinge``."""
+    return mean_in_order(hinges) if with_hinge else np.nan, mean_in_order(losses)
+
+
 def mean_in_order(values):
     """The mean of ``values`` summed left to right, as a serial loop sums them, to the bit
     (``np.add.accumulate`` adds in order; ``np.sum`` pairs the terms)."""

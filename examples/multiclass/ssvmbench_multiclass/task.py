@@ -42,7 +42,7 @@ from ssvmbench.errors import UserError
 from ssvmbench.tasks import chain, smoothing
 from ssvmbench.tasks.base import Task, kernels_named
 from ssvmbench.tasks.chain import gather_add, scatter_add
-from ssvmbench.tasks.parts import in_parts, mean_in_order
+from ssvmbench.tasks.parts import in_parts, means
 from ssvmbench_multiclass.dataset import MulticlassDataset, random_multiclass
 
 _CUTOFF = -40.0     # exp(-40) < 5e-18: softmax terms this far below the max are 0
@@ -119,8 +119,7 @@ class MulticlassTask(Task):
         losses, hinges = np.empty(self.n), np.empty(self.n)
         in_parts(evaluate, np.arange(self.n + 1), w, self.dims, self.data, with_hinge,
                  predictions, losses, hinges)
-        return (mean_in_order(hinges) if with_hinge else np.nan, mean_in_order(losses),
-                predictions)
+        return (*means(hinges, losses, with_hinge), predictions)
 
 
 # ----------------------------------------------------------------------------- kernels
