@@ -133,13 +133,13 @@ def profile(runs, preset, top, repo):
     import pstats
 
     sys.path.insert(0, str(repo))
-    import ssvmbench.launchers as launchers
-    import ssvmbench.launchers.local as local
+    import ssvmbench.batch.launchers as launchers
+    import ssvmbench.batch.launchers.local as local
     from ssvmbench import cli
 
     local.run_local = lambda jobs, workers=1: print(f"planned {len(jobs)} runs") or 0
     launchers.run_batch = lambda jobs, settings: print(f"planned {len(jobs)} runs") or 0
-    import ssvmbench.reproduce as reproduce
+    import ssvmbench.papers.reproduce as reproduce
     reproduce.run_batch = launchers.run_batch
     with tempfile.TemporaryDirectory() as tmp:
         os.chdir(tmp)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# chromium.sh -- Debian's headless browser for tests/test_report_page.py, which drives
+# chromium.sh -- Debian's headless browser for tests/papers/test_report_page.py, which drives
 # results/reproduction/report.html with Selenium (skipped without it, failed in CI).
 #
 # Usage:

@@ -10,7 +10,7 @@ files without copies in git:
   ``results/reproduction/checks.csv``, so the pages show the committed verdicts.
 - ``<!-- deviations: PAPER -->`` becomes the list of what still differs from the paper, per
   preset, from the ``deviations`` of ``configs/experiment/*.yaml``.
-- the docstrings' Sphinx cross-reference roles (``:class:`~ssvmbench.metrics.Metric```), which
+- the docstrings' Sphinx cross-reference roles (``:class:`~ssvmbench.tasks.metrics.Metric```), which
   mkdocstrings leaves as they are, show as the plain code name (``Metric``).
 """
 

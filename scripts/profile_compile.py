@@ -5,7 +5,7 @@ from numba's compile events. Run it on an empty cache to see a cold start:
     NUMBA_CACHE_DIR=$(mktemp -d) python scripts/profile_compile.py solver=bcfw data=ocr lambda=0.01
 
 With two threads or more the checkpoint's kernels compile in a second process meanwhile
-(:func:`ssvmbench.coldstart.checkpoint_compiler`), whose compile is not listed here; with
+(:func:`ssvmbench.compiled.coldstart.checkpoint_compiler`), whose compile is not listed here; with
 ``NUMBA_NUM_THREADS=1`` every kernel compiles in this process and is listed.
 """
 
@@ -15,8 +15,9 @@ from collections import defaultdict
 
 from numba.core import event
 
-from ssvmbench import api, runner
-from ssvmbench.settings import read
+from ssvmbench import api
+from ssvmbench.run import runner
+from ssvmbench.run.settings import read
 
 
 class Timer(event.Listener):

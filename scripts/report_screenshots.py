@@ -16,7 +16,7 @@ from selenium.webdriver.common.by import By
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-import browser  # noqa: E402  (tests/browser.py: the headless chromium of the tests)
+import browser  # noqa: E402  (tests/helpers/browser.py: the headless chromium of the tests)
 
 COMMITTED = ROOT / "results" / "reproduction" / "report.html"
 COMPARED = ROOT / "results" / "examples" / "compare_gap_bcfw" / "report.html"

@@ -18,7 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-import browser  # noqa: E402  (tests/browser.py: the headless chromium of the tests)
+import browser  # noqa: E402  (tests/helpers/browser.py: the headless chromium of the tests)
 
 WATCH = """
 window.__firstFigure = null;

@@ -33,10 +33,11 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from ssvmbench import presets, traces
-from ssvmbench.batch import is_hydra_override
-from ssvmbench.report import compute_time
-from ssvmbench.runlog import load_logs
+from ssvmbench.batch.jobs import is_hydra_override
+from ssvmbench.papers import presets
+from ssvmbench.papers.report import compute_time
+from ssvmbench.run import traces
+from ssvmbench.run.runlog import load_logs
 
 IGNORED = ("reuse_stale=",)     # a committed run's words that do not change what it runs
 

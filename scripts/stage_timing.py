@@ -5,8 +5,8 @@ import statistics
 import time
 
 from ssvmbench.api import config
-from ssvmbench.runner import prepare
-from ssvmbench.settings import read
+from ssvmbench.run.runner import prepare
+from ssvmbench.run.settings import read
 
 
 def prepared(overrides):

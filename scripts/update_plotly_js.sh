@@ -10,7 +10,7 @@
 #
 # Vendored: plotly.js-basic-dist-min 4.1.1 (= plotly.offline.get_plotlyjs_version() of
 # plotly 7.1.0). Update it with the plotly Python package (needs npm), then run
-# tests/test_report_page.py and re-derive the report (`ssvmbench report results/reproduction`).
+# tests/papers/test_report_page.py and re-derive the report (`ssvmbench report results/reproduction`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 VERSION=${1:-$(python -c "from plotly.offline import get_plotlyjs_version as v; print(v())")}

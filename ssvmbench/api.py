@@ -5,7 +5,7 @@
     ...                        run_dir="results/runs/bcfw_ocr")
 
 ``trace`` is the run log's tidy table (one row per checkpoint and iterate) and ``attrs`` its
-attributes, as :func:`ssvmbench.runlog.read_log` returns them; the log stays in
+attributes, as :func:`ssvmbench.run.runlog.read_log` returns them; the log stays in
 ``run_dir/run.h5`` (a finished log of the same configuration is read, not recomputed).
 
     >>> table = api.sweep({"solver": ["bcfw", "ssg"], "seed": [0, 1], "data": "ocr",
@@ -13,17 +13,16 @@ attributes, as :func:`ssvmbench.runlog.read_log` returns them; the log stays in
 
 runs what ``ssvmbench run -m solver=bcfw,ssg seed=0,1 data=ocr +data.subset=0.05
 solver.passes=5`` runs (into ``results/sweeps/DATE/TIME``, one folder per combination) and
-returns ``ssvmbench results``' table of it (:func:`ssvmbench.results.table`).
+returns ``ssvmbench results``' table of it (:func:`ssvmbench.batch.results.table`).
 """
 
 import datetime
 from pathlib import Path
 
-
-from ssvmbench.compose import config
-from ssvmbench.errors import UserError
-from ssvmbench.runlog import read_log
-from ssvmbench.runner import run as run_config
+from ssvmbench.common.errors import UserError
+from ssvmbench.run.compose import config
+from ssvmbench.run.runlog import read_log
+from ssvmbench.run.runner import run as run_config
 
 
 def run(overrides=(), run_dir=None):
@@ -46,13 +45,13 @@ def sweep(overrides=(), sweep_dir=None):
     "seed=0,1"]``) or ``{key: value or list of values}``; a ``hydra/launcher=...`` override
     chooses where the runs go (default: one local worker; ``hydra.launcher.n_jobs=2`` two;
     ``hydra/launcher=slurm`` a SLURM array). Finished runs in ``sweep_dir`` are kept, stopped
-    ones continued. Returns the results table of the sweep (:func:`ssvmbench.results.table`:
+    ones continued. Returns the results table of the sweep (:func:`ssvmbench.batch.results.table`:
     one row per run, failed ones included). A value of the wrong type is one
-    :class:`~ssvmbench.errors.UserError` naming the setting, as on the command line."""
-    from ssvmbench.batch import check_jobs, is_hydra_override, sweep_jobs
-    from ssvmbench.launchers import launcher_settings, run_batch
-    from ssvmbench.messages import start_planning
-    from ssvmbench.results import table
+    :class:`~ssvmbench.common.errors.UserError` naming the setting, as on the command line."""
+    from ssvmbench.batch.jobs import check_jobs, is_hydra_override, sweep_jobs
+    from ssvmbench.batch.launchers import launcher_settings, run_batch
+    from ssvmbench.batch.results import table
+    from ssvmbench.common.messages import start_planning
 
     start_planning()
     words = override_words(overrides)

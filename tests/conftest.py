@@ -6,8 +6,9 @@ set), where missing data is a failure."""
 import os
 
 import pytest
+from helpers.data_files import root_with
 
-from data_files import root_with
+from ssvmbench.tasks import kernels
 
 
 def _data_fixture(relpath):
@@ -32,3 +33,16 @@ conll2002_root = _data_fixture("conll2002/conll2002.zip")
 def _private_cache(tmp_path_factory):
     """Feature caches of the test session go to a temporary folder."""
     os.environ["SSVMBENCH_CACHE_DIR"] = str(tmp_path_factory.mktemp("cache"))
+
+
+@pytest.fixture
+def register(monkeypatch):
+    """Route the kernel calls made from Python (the kit's) on a task's data type to a class
+    built in the test, for the test's duration."""
+    original = kernels.task_of_data
+
+    def add(cls):
+        monkeypatch.setattr(kernels, "task_of_data",
+                            lambda t: cls if t is cls.data_type else original(t))
+        return cls
+    return add

@@ -32,7 +32,7 @@ def test_generated_reference_equals_the_code(tmp_path):
 
 def test_cli_reference_reads_the_parsers(monkeypatch):
     """An option added to a command's parser appears in the reference without a hand list."""
-    from ssvmbench import report
+    from ssvmbench.papers import report
     configure = report.configure_parser
 
     def with_extra(parser):
@@ -112,10 +112,10 @@ def test_hook_fills_the_check_tables_from_checks_csv(tmp_path):
 
 def test_hook_shows_sphinx_roles_as_code_names():
     hooks = _script("mkdocs_hooks")
-    html = ("a :class:<code>~ssvmbench.metrics.Metric</code> and "
-            ":func:<code>ssvmbench.runlog.read_log</code>, <code>:x:</code>")
+    html = ("a :class:<code>~ssvmbench.tasks.metrics.Metric</code> and "
+            ":func:<code>ssvmbench.run.runlog.read_log</code>, <code>:x:</code>")
     assert hooks.plain_roles(html) == ("a <code>Metric</code> and "
-                                       "<code>ssvmbench.runlog.read_log</code>, <code>:x:</code>")
+                                       "<code>ssvmbench.run.runlog.read_log</code>, <code>:x:</code>")
 
 
 def test_hook_lists_the_deviations_of_a_papers_presets(tmp_path):

@@ -1,5 +1,5 @@
 """Hydra launchers for ``ssvmbench run -m``: the sweep's runs become one batch
-(:mod:`ssvmbench.batch`) on a local pool (``hydra/launcher=local``, the default, or
+(:mod:`ssvmbench.batch.jobs`) on a local pool (``hydra/launcher=local``, the default, or
 ``joblib``, the same pool under the name earlier command lines use) or on SLURM
 (``hydra/launcher=slurm``). The sweep command prints one line per run as it ends and a table,
 and exits with the batch's status (non-zero if a run failed or the sweep was stopped)."""
@@ -15,10 +15,10 @@ from hydra.plugins.launcher import Launcher
 from hydra_plugins.hydra_submitit_launcher.config import SlurmQueueConf
 from hydra_plugins.hydra_submitit_launcher.submitit_launcher import BaseSubmititLauncher
 
-from ssvmbench.batch import Job
-from ssvmbench.compose import Composer, sweep_subdir
-from ssvmbench.errors import UserError
-from ssvmbench.messages import Planning
+from ssvmbench.batch.jobs import Job
+from ssvmbench.common.errors import UserError
+from ssvmbench.common.messages import Planning
+from ssvmbench.run.compose import Composer, sweep_subdir
 
 
 def _sources(config):
@@ -30,7 +30,7 @@ def _sources(config):
 
 class BatchSweeper(BasicSweeper):
     """Hydra's basic sweeper (the same jobs in the same order), whose check that every job
-    composes before any is launched composes as a batch does (:class:`~ssvmbench.compose.
+    composes before any is launched composes as a batch does (:class:`~ssvmbench.run.compose.
     Composer`: Hydra once per distinct choice of config groups) instead of composing each
     job in full: a sweep of thousands of runs starts in seconds, not minutes
     (configs/hydra/sweeper/batch.yaml)."""
@@ -54,7 +54,7 @@ class _BatchLauncher:
     def jobs(self, job_overrides):
         """The sweep's runs, each in the directory Hydra gives it (``hydra.sweep.dir`` /
         ``hydra.sweep.subdir``: named without composing each job where the sweep's folders
-        are configs/config.yaml's, :func:`~ssvmbench.compose.sweep_subdir`), with the
+        are configs/config.yaml's, :func:`~ssvmbench.run.compose.sweep_subdir`), with the
         sweep's config sources (``--config-dir``)."""
         sources = _sources(self.config)
         subdir = sweep_subdir(self.config)
@@ -91,7 +91,7 @@ class LocalLauncher(_BatchLauncher, Launcher):
         self.n_jobs = n_jobs
 
     def run(self, jobs):
-        from ssvmbench.launchers.local import run_local, worker_count
+        from ssvmbench.batch.launchers.local import run_local, worker_count
 
         return run_local(jobs, worker_count(self.n_jobs))
 
@@ -103,7 +103,7 @@ class SlurmLauncher(_BatchLauncher, BaseSubmititLauncher):
     _EXECUTOR = "slurm"
 
     def run(self, jobs):
-        from ssvmbench.launchers.slurm import run_slurm
+        from ssvmbench.batch.launchers.slurm import run_slurm
 
         return run_slurm(jobs, self.params)
 

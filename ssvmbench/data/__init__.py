@@ -1,5 +1,7 @@
-"""Dataset loaders: one module per dataset family, each returning a :class:`SplitData`, and
-the loaders other packages register under the entry-point group ``ssvmbench.datasets``."""
+"""Dataset loaders, above the common utilities: one module per dataset family, each returning
+a :class:`SplitData`, the downloads and their checksums (``fetch``), and the loaders other
+packages register under the entry-point group ``ssvmbench.datasets``. A new dataset goes
+here. May import common only: no task, solver or anything above."""
 
 import dataclasses
 import importlib
@@ -8,9 +10,9 @@ from functools import cache
 
 import numpy as np
 
-from ssvmbench import plugins
+from ssvmbench.common import plugins
+from ssvmbench.common.errors import UserError
 from ssvmbench.data.sequences import SplitData
-from ssvmbench.errors import UserError
 
 # name -> (module, loader); a loader's module is imported when its dataset is asked for
 LOADERS = {"ocr": ("ocr", "load"), "conll2000": ("conll", "load_conll2000"),

@@ -34,13 +34,13 @@ from pathlib import Path
 
 import numpy as np
 
+from ssvmbench.common.assignment import best_partial_matching
+from ssvmbench.common.errors import UserError
+from ssvmbench.common.paths import data_root
 from ssvmbench.data.alignment_features import FEATURE_NAMES, DiceTable, edge_features
 from ssvmbench.data.matchings import MatchingDataset
 from ssvmbench.data.sequences import SplitData
 from ssvmbench.data.synthetic import random_bitext
-from ssvmbench.errors import UserError
-from ssvmbench.paths import data_root
-from ssvmbench.assignment import best_partial_matching
 
 N_PAIRS, N_TRIAL, N_TEST = 484, 37, 347
 SURE, POSSIBLE = 4376, 14846            # links in hansards.a (dataset README)

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ssvmbench.common.errors import UserError
 from ssvmbench.data.sequences import ChainDataset, SplitData
-from ssvmbench.errors import UserError
 
 
 def load(path):

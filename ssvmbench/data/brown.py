@@ -33,10 +33,10 @@ import zipfile
 
 import numpy as np
 
+from ssvmbench.common.errors import UserError
 from ssvmbench.data.conll import build_split
 from ssvmbench.data.fetch import ensure_file, sha256
 from ssvmbench.data.treebank import POS_FEATURES
-from ssvmbench.errors import UserError
 
 # Counts of the NLTK Brown corpus (datasets/manifest.yaml names its source).
 BROWN_COUNTS = {"files": 500, "sentences": 57340, "tokens": 1161192, "tags": 472}

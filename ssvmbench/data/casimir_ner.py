@@ -27,10 +27,10 @@ weight per feature and tag, plus a last-label bias the authors' model lacks).
 
 import numpy as np
 
+from ssvmbench.common.errors import UserError
 from ssvmbench.data import features
 from ssvmbench.data.conll import read_conll2003
 from ssvmbench.data.sequences import ChainDataset, HashedChainDataset, SplitData
-from ssvmbench.errors import UserError
 
 MIN_WORD_COUNT = 3            # reader.py: words with count > 2 keep their identity
 START, STOP, UNKNOWN = -1, -2, 0

@@ -11,10 +11,10 @@ import zipfile
 
 import numpy as np
 
+from ssvmbench.common.errors import UserError
 from ssvmbench.data import features
 from ssvmbench.data.fetch import ensure_file, sha256
 from ssvmbench.data.sequences import ChainDataset, SplitData
-from ssvmbench.errors import UserError
 
 CHUNK_TYPES = ("ADJP", "ADVP", "CONJP", "INTJ", "LST", "NP", "PP", "PRT", "SBAR", "UCP", "VP")
 CHUNK_TAGS = ("O",) + tuple(f"{p}-{t}" for t in CHUNK_TYPES for p in "BI")

@@ -15,8 +15,8 @@ tags and ``accuracy`` otherwise unless given.
 import hashlib
 from pathlib import Path
 
+from ssvmbench.common.errors import UserError
 from ssvmbench.data.conll import DEFAULT_FEATURES, build_split, read_columns
-from ssvmbench.errors import UserError
 
 SCHEMES = ("iob2", "iob1", "none")
 METRICS = {"iob2": ("chunk_f1", "tag_f1", "accuracy"), "iob1": ("chunk_f1", "tag_f1", "accuracy"),

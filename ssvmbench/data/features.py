@@ -22,9 +22,9 @@ import zipfile
 import numpy as np
 import pandas as pd
 
-from ssvmbench.errors import UserError
-from ssvmbench.files import write_atomically
-from ssvmbench.paths import cache_dir
+from ssvmbench.common.errors import UserError
+from ssvmbench.common.files import write_atomically
+from ssvmbench.common.paths import cache_dir
 
 ATTRIBUTES = ("word", "lower", "pos", "shape", "prefix2", "prefix3", "suffix2", "suffix3",
               "suffix4", "chunk")

@@ -19,10 +19,10 @@ from pathlib import Path
 import pooch
 import yaml
 
-from ssvmbench.errors import UserError
-from ssvmbench.file_lock import exclusive
-from ssvmbench.files import write_atomically
-from ssvmbench.paths import data_root, manifest_path
+from ssvmbench.common.errors import UserError
+from ssvmbench.common.file_lock import exclusive
+from ssvmbench.common.files import write_atomically
+from ssvmbench.common.paths import data_root, manifest_path
 
 TIMEOUT_S = 10
 pooch.get_logger().setLevel("WARNING")   # we say what is downloaded from where ourselves

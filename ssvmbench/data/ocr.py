@@ -15,9 +15,9 @@ import pickle
 import numpy as np
 import pandas as pd
 
+from ssvmbench.common.errors import UserError
 from ssvmbench.data.fetch import ensure_file, sha256
 from ssvmbench.data.sequences import ChainDataset, SplitData
-from ssvmbench.errors import UserError
 
 N_PIXELS = 128
 LETTER_DATA = "letter.data.gz"   # the authors' format (see check_letter_data)

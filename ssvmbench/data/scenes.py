@@ -16,9 +16,9 @@ import hashlib
 
 import numpy as np
 
+from ssvmbench.common.errors import UserError
 from ssvmbench.data.boxes import BoxDataset, iou
 from ssvmbench.data.sequences import SplitData
-from ssvmbench.errors import UserError
 
 WINDOW_SIZES = (12, 20, 28)
 STRIDE = 4

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
+from ssvmbench.common.errors import UserError
 from ssvmbench.data.conll import DEFAULT_FEATURES, build_split
 from ssvmbench.data.fetch import ensure_file, sha256
-from ssvmbench.errors import UserError
 
 # 45 Penn Treebank POS tags (the sample has all of them; -NONE- is dropped).
 POS_TAGS = ("#", "$", "''", ",", "-LRB-", "-RRB-", ".", ":", "CC", "CD", "DT", "EX", "FW",

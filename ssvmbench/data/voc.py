@@ -23,10 +23,10 @@ from pathlib import Path
 
 import numpy as np
 
+from ssvmbench.common.errors import UserError
+from ssvmbench.common.paths import data_root
 from ssvmbench.data.boxes import BoxDataset
 from ssvmbench.data.sequences import SplitData
-from ssvmbench.errors import UserError
-from ssvmbench.paths import data_root
 
 WHERE = ("the preprocessed VOC 2007 box features of Pillutla et al. (ask the authors of "
          "https://github.com/krishnap25/casimir), or use data=voc_synthetic")

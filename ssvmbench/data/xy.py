@@ -1,7 +1,7 @@
 """A dataset's split as ``(X, y)``, the form scikit-learn-style estimators take
-(:mod:`ssvmbench.estimator`)."""
+(:mod:`ssvmbench.estimators.estimator`)."""
 
-from ssvmbench.errors import UserError
+from ssvmbench.common.errors import UserError
 
 SPLITS = ("train", "test")
 

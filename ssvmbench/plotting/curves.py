@@ -1,6 +1,6 @@
 """Plot data from the tidy table of all run logs (data first, then the renderer).
 
-The input is :func:`ssvmbench.runlog.load_logs`'s table, whose ``method`` column is the
+The input is :func:`ssvmbench.run.runlog.load_logs`'s table, whose ``method`` column is the
 run's solver with its non-default options; curves are named by :func:`method_label`.
 """
 
@@ -10,8 +10,8 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ssvmbench import result_columns
-from ssvmbench.errors import UserError
+from ssvmbench.common.errors import UserError
+from ssvmbench.solvers import result_columns
 
 OBJECTIVE = ["data", "data_variant", "lambda", "l1"]   # rows of one objective
 # one panel: the total regularization lambda + l1 (= 1/(C n) in SAP's terms), so that the
@@ -237,7 +237,7 @@ def aggregate(df, y, x="effective_pass"):
 def summary(df):
     """One row per run and iterate: its last checkpoint, with ``seconds_per_pass`` and,
     after the test metric, the result columns its solvers declare
-    (:func:`ssvmbench.result_columns.shown`: SAP's #NZ, l1 and rho1)."""
+    (:func:`ssvmbench.solvers.result_columns.shown`: SAP's #NZ, l1 and rho1)."""
     last = df.groupby(["run", "iterate"], sort=False).tail(1)
     passes = last["effective_pass"].where(last["effective_pass"] > 0)
     shown = result_columns.shown(last["solver"].dropna()) if "solver" in last else []

@@ -3,30 +3,32 @@ label (``SC-SVRG-adapt`` for ``sc_svrg-average-extrapolation-expo-lr=0.02-topk-K
 ties=casimir``), from a preset's ``names`` (``plot --names PRESET``), and the table that
 says which runs and settings are behind each name.
 
-``names`` (read and checked by :func:`ssvmbench.presets.load_names`) maps a curve label, or
-a pattern of one, to a name: ``{key}`` in a pattern matches
-any text and the name may repeat it (``sc_svrg-...-K{K}-mu2-ties=casimir: SC-SVRG-adapt
-K={K}``); the first pattern that matches a whole label names it, and a label no pattern
-matches keeps its own name. Curves that share a panel never share a name: the settings that
-tell them apart are added to it (``SAP rho1=0.9``). The names only label the drawing; the
-curves stay what checks and ``--methods`` name by their labels.
+``names`` (read by :func:`ssvmbench.papers.presets.load_names`, checked by
+:func:`check_names`) maps a curve label, or a pattern of one, to a name: ``{key}`` in a
+pattern matches any text and the name may repeat it (``sc_svrg-...-K{K}-mu2-ties=casimir:
+SC-SVRG-adapt K={K}``); the first pattern that matches a whole label names it, and a label no
+pattern matches keeps its own name. Curves that share a panel never share a name: the settings that
+tell them apart are added to it (``SAP rho1=0.9``). The names only label the drawing; the curves
+stay what checks and ``--methods`` name by their labels.
 """
 
 import re
 
 import pandas as pd
 
+from ssvmbench.common.errors import UserError
 from ssvmbench.plotting.curves import PANEL
 from ssvmbench.plotting.styles import curve_styles
-from ssvmbench.presets import NAME_KEY as _KEY
-from ssvmbench.runlog import override_key, setting_words
+from ssvmbench.run.runlog import override_key, setting_words
+
+NAME_KEY = re.compile(r"\{(\w+)\}")   # {key} in a names pattern: any text
 
 # the settings in a curve label: split at "-" that does not start a number ("1e-08" stays)
 _SETTING = re.compile(r"-(?![\d.])")
 
 
 def _regex(pattern):
-    parts = _KEY.split(pattern)             # text, key, text, key, ...
+    parts = NAME_KEY.split(pattern)             # text, key, text, key, ...
     return re.compile("".join(re.escape(part) if i % 2 == 0 else f"(?P<{part}>.+?)"
                               for i, part in enumerate(parts)))
 
@@ -37,7 +39,7 @@ def name_of(label, names):
     for pattern, name in names.items():
         match = _regex(pattern).fullmatch(label)
         if match:
-            return _KEY.sub(lambda key: match.group(key.group(1)), name)
+            return NAME_KEY.sub(lambda key: match.group(key.group(1)), name)
     return label
 
 
@@ -102,3 +104,23 @@ def _overrides(text):
     """A run's settings (:func:`runlog.setting_words`) without its seed and Hydra's own."""
     return [word for word in setting_words(text)
             if override_key(word) != "seed" and not override_key(word).startswith("hydra.")]
+
+
+def check_names(names, where):
+    """``names`` if it maps strings to strings, each name's ``{key}`` one its pattern has;
+    otherwise one clear error naming ``where``."""
+    if not isinstance(names, dict):
+        raise UserError(f"{where}: names must map curve labels (or patterns with {{key}}) to "
+                        "the names the figures show, e.g. bcfw-wavg: BCFW-wavg")
+    for pattern, name in names.items():
+        if not (isinstance(pattern, str) and isinstance(name, str)):
+            raise UserError(f"{where}: names: {pattern!r}: {name!r}: give text on both sides")
+        keys = NAME_KEY.findall(pattern)
+        if len(keys) != len(set(keys)):
+            raise UserError(f"{where}: names: {pattern!r} uses a {{key}} twice; give each "
+                            "part of the label its own key")
+        missing = set(NAME_KEY.findall(name)) - set(keys)
+        if missing:
+            raise UserError(f"{where}: names: {name!r} uses {{{', '.join(sorted(missing))}}}, "
+                            f"which its pattern {pattern!r} does not match")
+    return names

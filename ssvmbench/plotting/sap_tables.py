@@ -4,16 +4,18 @@ the paper's numbers (Balamurugan et al., Section V; the presets' ``paper_table``
 import numpy as np
 import pandas as pd
 
-from ssvmbench.errors import UserError
-from ssvmbench.presets import paper_table
+from ssvmbench.common.errors import UserError
 
-def best_within(df, passes, metric="test_accuracy"):
+
+def best_within(df, passes, paper_rows, metric="test_accuracy"):
     """Per run: the checkpoint with the best ``metric`` (a ``test_*`` column; SAP's tables
     report token accuracy) among those at most ``passes`` effective passes (SAP Table III:
     "maximum test accuracy within the first 50 iterations"), with ``C = 1/(n (lambda +
     l1))`` and ``rho1 = l1/(lambda + l1)`` (OP5 with rho1 + rho2 = 1); its value in % is
     the column ``<metric without test_>_%``. A log without ``n`` or ``d`` (the
-    attributes C and %NZ need) leaves those cells empty."""
+    attributes C and %NZ need) leaves those cells empty. ``paper_rows``: the paper's
+    numbers, ``{(data, solver, C, rho1): [(table, #NZ, accuracy %)]}``
+    (:func:`ssvmbench.papers.presets.paper_table`)."""
     if metric not in df:
         raise UserError(f"--best-within: the logs have no column {metric}; their test "
                         f"columns: {sorted(c for c in df if c.startswith('test_'))}")
@@ -28,8 +30,7 @@ def best_within(df, passes, metric="test_accuracy"):
     percent = f"{metric.removeprefix('test_')}_%"
     best[percent] = 100 * best[metric]
     best["nnz_%"] = 100 * best["nnz"] / pd.to_numeric(best["d"], errors="coerce")
-    table = paper_table()
-    best["paper"] = [_paper(row, table) for row in best.itertuples()]
+    best["paper"] = [_paper(row, paper_rows) for row in best.itertuples()]
     columns = ["data", "data_variant", "method", "C", "rho1", "seed", "passes", "best_pass",
                percent, "nnz", "nnz_%", "time_s", "paper"]
     return best.reindex(columns=columns).sort_values(["data", "data_variant", "C", "rho1",

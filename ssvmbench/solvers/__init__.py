@@ -1,11 +1,14 @@
 """Solvers, all with the call shape of :class:`ssvmbench.solvers.base.Solver`: the built-in
 ones below and those other installed packages register under the entry-point group
-``ssvmbench.solvers`` (``NAME = "module:Class"``)."""
+``ssvmbench.solvers`` (``NAME = "module:Class"``), the objective they all minimize
+(``objective``) and the result columns a solver asks for (``result_columns``). A new solver
+goes here, or in a plugin. May import common, data and the tasks' seam (the task contract,
+the registry, the kernel API and the oracle record), never a task's own module."""
 
 from functools import cache
 
-from ssvmbench import plugins
-from ssvmbench.errors import Incompatible, UserError
+from ssvmbench.common import plugins
+from ssvmbench.common.errors import Incompatible, UserError
 from ssvmbench.solvers.base import ENTRY_POINTS, Solver, describe, is_built_in  # noqa: F401
 from ssvmbench.solvers.bcfw import BCFW
 from ssvmbench.solvers.cutting_plane import CuttingPlane
@@ -16,7 +19,7 @@ from ssvmbench.solvers.sap import SAP
 from ssvmbench.solvers.sgd import SGD, SSG
 from ssvmbench.solvers.svrg import SCSVRG, SVRG
 from ssvmbench.tasks import registered as registered_tasks
-from ssvmbench.tasks.oracles import Oracle
+from ssvmbench.tasks.oracle import Oracle
 
 SOLVERS = {cls.name: cls for cls in (BCFW, CuttingPlane, FW, SGD, SSG, SVRG, SCSVRG, SAP,
                                       L1Subgradient, OnlineEG)}
@@ -35,7 +38,7 @@ def registered():
 
 def make_solver(name, task, lam, options, seed, oracle=None, l1=0.0):
     """Build solver ``name`` for ``lam/2 ||w||^2 + l1 ||w||_1 + 1/n sum_i H_i(w)`` (calling
-    ``oracle``, an :class:`~ssvmbench.tasks.oracles.Oracle`, by default the max oracle);
+    ``oracle``, an :class:`~ssvmbench.tasks.oracle.Oracle`, by default the max oracle);
     unknown names are refused with the list of valid ones, a solver that cannot run on
     ``task`` with ``oracle`` and ``l1`` by :func:`check_compatible`."""
     cls = solver_class(name)
@@ -67,7 +70,7 @@ def task_kinds(cls):
 
 
 def check_compatible(cls, task, oracle, l1=0.0):
-    """Raise :class:`~ssvmbench.errors.Incompatible`, saying why, when solver class ``cls``
+    """Raise :class:`~ssvmbench.common.errors.Incompatible`, saying why, when solver class ``cls``
     cannot run on ``task`` with ``oracle`` and the L1 weight ``l1``: from the declarations
     of both (the objective, the kernels, the oracles, the top-K tie order); the solvers and
     tasks a message lists come from the registries, plugins included."""

@@ -19,8 +19,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ssvmbench.errors import UserError
-from ssvmbench.inner import inner
+from ssvmbench.common.errors import UserError
+from ssvmbench.common.inner import inner
 
 KINDS = {"avg": 0, "wavg": 1, "tavg": 2}
 ITERATES = ("raw",) + tuple(KINDS)

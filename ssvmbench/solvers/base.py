@@ -22,12 +22,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ssvmbench.errors import PluginError, UserError, number
-from ssvmbench.objective import Objective
+from ssvmbench.common.errors import PluginError, UserError, number
 from ssvmbench.solvers.averaging import Averages
+from ssvmbench.solvers.objective import Objective
 from ssvmbench.tasks.base import CORE_KERNELS
-from ssvmbench.tasks.oracles import Oracle
-
+from ssvmbench.tasks.oracle import Oracle
 
 IDLE_STEPS = 10_000     # advance() calls in a row without an oracle call: no progress
 
@@ -51,13 +50,13 @@ class Solver(ABC):
     has_dual = True          # does the solver keep a dual iterate (objective D(alpha))?
     options = {}             # option -> allowed values (first = default)
     numbers = {}             # numeric option -> default (None: the solver derives it)
-    oracles = ("max",)       # the oracles (ssvmbench.tasks.oracles) it can call
+    oracles = ("max",)       # the oracles (ssvmbench.tasks.oracle.KINDS) it can call
     default_iterates = ("raw", "wavg")
     keeps_best = False       # batch solvers: may log "best", the iterate with the lowest primal
     averages_iterates = True # may it keep averaged iterates (avg, wavg, tavg)? (False: raw only)
     elastic_net = False      # may it run with l1 > 0 (elastic-net objective logged)?
     shows = ()               # result columns shown beside the primal wherever its results
-                             # are (ssvmbench.result_columns: nnz, l1, rho1)
+                             # are (ssvmbench.solvers.result_columns: nnz, l1, rho1)
     needs = CORE_KERNELS     # the task kernels it calls (ssvmbench.tasks.base.KERNEL_NAMES)
     kernel_oracles = True    # are its oracle calls the kernel API's (example_oracle, decode),
                              # which count them in task.data.calls (check-solver compares)?

@@ -42,7 +42,7 @@ import daqp
 import numba as nb
 import numpy as np
 
-from ssvmbench.errors import UserError
+from ssvmbench.common.errors import UserError
 from ssvmbench.solvers.base import Solver
 from ssvmbench.tasks.base import CORE_KERNELS, LABELING_KERNELS
 from ssvmbench.tasks.kernels import add_labeling, example_oracle, labeling_hinge, scores, scratch

@@ -12,7 +12,7 @@ The logged primal is the run's objective (``lambda``, ``l1``) at the iterate.
 
 import numpy as np
 
-from ssvmbench.errors import UserError
+from ssvmbench.common.errors import UserError
 from ssvmbench.solvers.sgd import SGD, sgd_steps
 
 

@@ -23,14 +23,23 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from ssvmbench.errors import UserError
-from ssvmbench.inner import inner
+from ssvmbench.common.errors import UserError
+from ssvmbench.common.inner import inner
 from ssvmbench.solvers.base import Solver
 from ssvmbench.tasks.base import MARGINAL_KERNELS
-from ssvmbench.tasks.kernels import (add_direction, direction_dot, direction_sqnorm,
-                                     expected_loss, gold_marginals,
-                                     marginals_scratch, part_marginals, part_scores, scores,
-                                     scratch, store_marginals)
+from ssvmbench.tasks.kernels import (
+    add_direction,
+    direction_dot,
+    direction_sqnorm,
+    expected_loss,
+    gold_marginals,
+    marginals_scratch,
+    part_marginals,
+    part_scores,
+    scores,
+    scratch,
+    store_marginals,
+)
 
 
 class Blocks(NamedTuple):

@@ -4,7 +4,7 @@ t/t0)`` and the weighted average ``w̄_t = 2/(t(t+1)) sum_j j w_j`` (Casimir Sec
 Appendix F; ``gamma0 = 1/lam``, ``t0 = 1``).
 
 Step ``t`` (from 0) on example ``i``: ``w <- (1 - gamma_t lam) w - gamma_t grad f_i(w)``, with
-the gradient of the max, top-K or exp oracle (:mod:`ssvmbench.tasks.oracles`). ``w = a v``
+the gradient of the max, top-K or exp oracle (:mod:`ssvmbench.tasks.chain_oracles`). ``w = a v``
 is kept with a scalar ``a`` so a step touches only the features of the example; ``v`` is
 renormalized when ``a`` gets small.
 """
@@ -12,7 +12,7 @@ renormalized when ``a`` gets small.
 import numba as nb
 import numpy as np
 
-from ssvmbench.errors import UserError
+from ssvmbench.common.errors import UserError
 from ssvmbench.solvers.averaging import end_step, fold, start_step
 from ssvmbench.solvers.base import Solver
 from ssvmbench.tasks.kernels import add_direction, example_oracle, scores, scratch
@@ -22,7 +22,7 @@ from ssvmbench.tasks.kernels import add_direction, example_oracle, scores, scrat
 def sgd_steps(problem, v, scale, order, gamma0, t0, k, oracle, bufs, avg, max_len):
     """SGD steps for the examples ``order`` on ``w = scale[0] v`` (``problem`` a
     :class:`~ssvmbench.solvers.base.Problem`, ``oracle`` ``(kind, K, mu)``
-    (:attr:`Oracle.call <ssvmbench.tasks.oracles.Oracle.call>`), ``avg`` the
+    (:attr:`Oracle.call <ssvmbench.tasks.oracle.Oracle.call>`), ``avg`` the
     :class:`~ssvmbench.solvers.averaging.AverageArrays`); returns the new step counter
     ``k``."""
     dims, data, lam = problem.dims, problem.data, problem.lam

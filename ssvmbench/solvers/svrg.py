@@ -39,12 +39,17 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from ssvmbench.errors import UserError
-from ssvmbench.inner import inner
+from ssvmbench.common.errors import UserError
+from ssvmbench.common.inner import inner
 from ssvmbench.solvers.base import Solver
 from ssvmbench.tasks.base import CORE_KERNELS
-from ssvmbench.tasks.kernels import (add_direction, example_oracle, scores, scratch,
-                                     subtract_direction)
+from ssvmbench.tasks.kernels import (
+    add_direction,
+    example_oracle,
+    scores,
+    scratch,
+    subtract_direction,
+)
 
 
 class LazyIterate(NamedTuple):

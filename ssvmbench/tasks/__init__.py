@@ -1,13 +1,16 @@
 """Tasks: joint feature maps, losses, oracles and metrics (one module per output structure),
 each declared once as a :class:`~ssvmbench.tasks.base.Task` subclass. The built-in ones are
 :data:`TASK_MODULES`; other installed packages register theirs under the entry-point group
-``ssvmbench.tasks`` (``NAME = "module:TaskClass"``)."""
+``ssvmbench.tasks`` (``NAME = "module:TaskClass"``). Also here: the oracle record a solver
+and a task share (``oracle``), the test metrics beyond the task loss (``metrics``) and the
+kernel API solvers call (``kernels``). A new task goes here, or in a plugin. May import
+common and data."""
 
 from functools import cache
 from importlib import import_module
 
-from ssvmbench import plugins
-from ssvmbench.errors import Incompatible, UserError
+from ssvmbench.common import plugins
+from ssvmbench.common.errors import Incompatible, UserError
 
 # module:class of each built-in task (imported on first use: the kernels import this package)
 TASK_MODULES = ("chain_task:ChainTask", "hashed_chain:HashedChainTask", "boxes:BoxTask",
@@ -59,7 +62,7 @@ def describe(cls):
 
 
 def blame(cls):
-    """:func:`ssvmbench.plugins.blamed` for task class ``cls``: one line naming it when it is
+    """:func:`ssvmbench.common.plugins.blamed` for task class ``cls``: one line naming it when it is
     a plugin's."""
     return plugins.blamed([] if is_built_in(cls) else [describe(cls)])
 

@@ -65,7 +65,7 @@ class Task(ABC):
     ``LOSSES``        the task losses it supports, the first its default;
     ``oracles``       the hinge oracles it can run (Casimir Table 1);
     ``topk_ties``     the tie orders of its top-K oracle (``oracle.ties``; the first its
-                      own, :data:`~ssvmbench.tasks.oracles.TIES`);
+                      own, :data:`~ssvmbench.tasks.oracle.TIES`);
     ``chain_directions``  True if its directions ``(R, E)`` have the chain's layout
                       (:func:`ssvmbench.tasks.chain.scratch`, subtracted by the chain's
                       ``subtract_direction``; the built-in tasks): a solver may keep them
@@ -127,7 +127,7 @@ class Task(ABC):
     def oracle_scratch(self, oracle):
         """Work arrays of the hinge oracle ``oracle`` (the ``bufs`` argument of
         ``example_oracle``); by default the chain's (:meth:`Oracle.buffers
-        <ssvmbench.tasks.oracles.Oracle.buffers>`), which the built-in tasks share."""
+        <ssvmbench.tasks.oracle.Oracle.buffers>`), which the built-in tasks share."""
         return oracle.buffers(self.max_len, self.n_labels)
 
     def dual_views(self, alpha):
@@ -144,8 +144,9 @@ class Task(ABC):
     def labelings(self, i, limit):
         """Every labeling of example ``i`` in the kernels' format (the ``y`` the oracles
         write and ``labeling_hinge`` reads), as a list of int32 arrays, or None when there
-        are more than ``limit``: the brute force of the test kit (:mod:`ssvmbench.testing`),
-        which compares the oracles with the maximum over them."""
+        are more than ``limit``: the brute force of the test kit
+        (:mod:`ssvmbench.plugin_kit.testing`), which compares the oracles with the maximum over
+        them."""
         raise NotImplementedError(f"the {self.kind} task does not enumerate its labelings")
 
     def gold_labelings(self):

@@ -19,9 +19,9 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
+from ssvmbench.common.inner import inner
 from ssvmbench.data.boxes import BoxDataset, iou
 from ssvmbench.data.scenes import load_scenes
-from ssvmbench.inner import inner
 from ssvmbench.tasks import chain, smoothing
 from ssvmbench.tasks.base import Task, kernels_named
 from ssvmbench.tasks.parts import in_parts, means

@@ -22,9 +22,10 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from ssvmbench.inner import inner
+from ssvmbench.common.inner import inner
 from ssvmbench.tasks import transitions
 from ssvmbench.tasks.base import Scratch
+from ssvmbench.tasks.scratch import padded, viterbi_scratch
 
 
 class ChainData(NamedTuple):
@@ -71,7 +72,8 @@ def token_gram_store(offsets):
 @inner
 def buffers(max_len, L):
     """Per-pass scratch arrays: unary scores ``U``, the Viterbi table ``delta``
-    (:func:`viterbi_scratch`), a labeling ``y`` and a direction ``(R, E)`` (see below)."""
+    (:func:`~ssvmbench.tasks.scratch.viterbi_scratch`), a labeling ``y`` and a direction ``(R, E)``
+    (see below)."""
     return (np.empty((max_len, L)), viterbi_scratch(max_len, L),
             np.empty(max_len, dtype=np.int32), np.empty((max_len, L)),
             transitions.scratch(max_len, L))
@@ -202,10 +204,10 @@ def viterbi(w, ws, dims, U, T, gold, unit, delta, y_out):
     loss-augmented decoding, the max oracle of BCFW eq. (2):
     ``argmax_y L_i(y) + <ws * w, phi(x, y)>``. Returns the maximal value (score
     plus loss); the labeling is written to ``y_out[:T]``.
-    ``delta`` is a :func:`viterbi_scratch` array: the transitions ``ws * w_trans`` are
-    written to its padded table and each max-plus step is :func:`table_max` over it (no
-    back-pointer table); the backtrace recomputes each argmax over the ``L`` predecessors
-    of the chosen label (the first maximal one).
+    ``delta`` is a :func:`~ssvmbench.tasks.scratch.viterbi_scratch` array: the transitions
+    ``ws * w_trans`` are written to its padded table and each max-plus step is
+    :func:`table_max` over it (no back-pointer table); the backtrace recomputes each argmax
+    over the ``L`` predecessors of the chosen label (the first maximal one).
     """
     F, L = dims
     off_first = F * L + L * L
@@ -238,23 +240,6 @@ def viterbi(w, ws, dims, U, T, gold, unit, delta, y_out):
                 arg = a
         y_out[t - 1] = arg
     return best
-
-
-SIMD_LANES = 4   # doubles per AVX2 vector: the max-plus tables are padded to a multiple
-
-
-@inner
-def padded(L):
-    """``L`` rounded up to a multiple of :data:`SIMD_LANES`."""
-    return -(-L // SIMD_LANES) * SIMD_LANES
-
-
-@nb.njit(cache=True)
-def viterbi_scratch(max_len, L):
-    """Scratch of :func:`viterbi`, ``padded(L)`` wide: ``max_len`` rows of max-sums, then
-    the ``L`` rows of the transition table and one row for :func:`table_max`'s maxima
-    (zeros: the padding lanes are computed and never read)."""
-    return np.zeros((max_len + L + 1, padded(L)))
 
 
 @inner
@@ -334,7 +319,7 @@ def evaluation_buffers(W, dims, max_len):
     ``U`` and the two Viterbi tables ``delta, delta2`` (``max_len x Lp``, zeros, each with
     one more row for the maxima of a step), a labeling ``y`` and each iterate's transition
     table ``tables[j]`` (``L x Lp``, :func:`write_transitions`, each row padded with zeros
-    to ``Lp``, a multiple of :data:`SIMD_LANES`: the max-plus steps over it
+    to ``Lp``, a multiple of :data:`~ssvmbench.tasks.scratch.SIMD_LANES`: the max-plus steps over it
     (:func:`table_max_pair`) run whole SIMD vectors, with no scalar remainder loop; the
     padded lanes are computed and never read)."""
     k, L = W.shape[0], dims[1]
@@ -420,7 +405,7 @@ def decode(w, dims, data, normalized, i, U, T, delta, y):
 # of ``w`` is given by a ``T x L`` residual ``R`` and a sparse transition part ``E``
 # (see :mod:`ssvmbench.tasks.transitions`).
 # BCFW: ``R_t = e_{y*_t} - mu_t`` and ``E = counts(y*) - P_i`` (phi(y*) - phi(alpha_i));
-# primal solvers (the oracles of :mod:`ssvmbench.tasks.oracles`): the hinge gradient
+# primal solvers (the oracles of :mod:`ssvmbench.tasks.chain_oracles`): the hinge gradient
 # ``phi(y*) - phi(y_i)``, or ``sum_y p(y) phi(y) - phi(y_i)`` for the smoothed oracles.
 
 

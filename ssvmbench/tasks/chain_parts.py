@@ -6,9 +6,10 @@ Signatures: :mod:`ssvmbench.tasks.kernels`; layouts: :mod:`ssvmbench.tasks.chain
 
 import numpy as np
 
-from ssvmbench.inner import inner
+from ssvmbench.common.inner import inner
 from ssvmbench.tasks import chain
-from ssvmbench.tasks.smoothing import exp_buffers, exp_oracle
+from ssvmbench.tasks.scratch import exp_buffers
+from ssvmbench.tasks.smoothing import exp_oracle
 
 # ------------------------------------------------------------- stored labelings (SAP)
 

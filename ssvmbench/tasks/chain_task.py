@@ -1,5 +1,5 @@
 """The chain (sequence-labelling) task's declaration: the kernels of
-:mod:`ssvmbench.tasks.chain` and the chain's hinge oracles (:mod:`ssvmbench.tasks.oracles`),
+:mod:`ssvmbench.tasks.chain` and the chain's hinge oracles (:mod:`ssvmbench.tasks.chain_oracles`),
 for splits of a :class:`~ssvmbench.data.sequences.ChainDataset` (BCFW Section 6, Casimir
 Section 4)."""
 
@@ -8,10 +8,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ssvmbench.common.errors import UserError
 from ssvmbench.data.sequences import ChainDataset
 from ssvmbench.data.synthetic import random_chains
-from ssvmbench.errors import UserError
-from ssvmbench.tasks import chain, chain_parts, oracles
+from ssvmbench.tasks import chain, chain_oracles, chain_parts
 from ssvmbench.tasks.base import ACTIVE_SET_KERNELS, MARGINAL_KERNELS, Task
 from ssvmbench.tasks.parts import in_parts, means
 
@@ -42,7 +42,7 @@ class ChainTask(Task):
     data_type = chain.ChainData
     kernels = {
         "scratch": chain.scratch, "scores": chain.unary_scores,
-        "example_oracle": oracles.example_oracle, "decode": chain.decode,
+        "example_oracle": chain_oracles.example_oracle, "decode": chain.decode,
         "add_direction": chain.add_direction, "subtract_direction": chain.subtract_direction,
         "direction_sqnorm": chain.direction_sqnorm, "direction_dot": chain.direction_dot,
         "init_marginals": chain.init_marginals, "dual_residual": chain.marginals_residual,
@@ -94,8 +94,8 @@ class ChainTask(Task):
 
     def oracle_scratch(self, oracle):
         """The chosen oracle's parts of :meth:`Oracle.buffers
-        <ssvmbench.tasks.oracles.Oracle.buffers>`, the others None: a solver's kernels then
-        compile that oracle only (:func:`~ssvmbench.tasks.oracles.hinge_oracle`)."""
+        <ssvmbench.tasks.oracle.Oracle.buffers>`, the others None: a solver's kernels then
+        compile that oracle only (:func:`~ssvmbench.tasks.chain_oracles.hinge_oracle`)."""
         delta, topk, exp = oracle.buffers(self.max_len, self.n_labels)
         return (delta if oracle.name == "max" else None, topk if oracle.name == "topk" else None,
                 exp if oracle.name == "exp" else None)

@@ -25,14 +25,23 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
+from ssvmbench.common.inner import inner
 from ssvmbench.data.sequences import HashedChainDataset
 from ssvmbench.data.synthetic import random_hashed_chains
-from ssvmbench.inner import inner
 from ssvmbench.tasks import chain
-from ssvmbench.tasks.chain import (average_residual, buffers, evaluation_buffers, hamming,
-                                   loss_unit, max_length, mistakes, score_sequence, viterbi)
+from ssvmbench.tasks.chain import (
+    average_residual,
+    buffers,
+    evaluation_buffers,
+    hamming,
+    loss_unit,
+    max_length,
+    mistakes,
+    score_sequence,
+    viterbi,
+)
+from ssvmbench.tasks.chain_oracles import hinge_oracle
 from ssvmbench.tasks.chain_task import ChainTask
-from ssvmbench.tasks.oracles import hinge_oracle
 from ssvmbench.tasks.parts import in_parts, means
 
 
@@ -129,7 +138,7 @@ def unary_scores(w, ws, dims, data, i, out):
 
 @inner
 def example_oracle(kind, K, mu, w, ws, dims, data, normalized, i, U, T, bufs, y, R, E):
-    """:func:`~ssvmbench.tasks.oracles.hinge_oracle` of sequence ``i`` on its token scores
+    """:func:`~ssvmbench.tasks.chain_oracles.hinge_oracle` of sequence ``i`` on its token scores
     ``U`` and the tag-pair weights of ``w``."""
     t0 = data.offsets[i]
     chain_dims = (0, dims[1])

@@ -10,7 +10,7 @@ Task loss: the asymmetric Hamming loss of BCFW Appendix F against the training t
 missed edge of ``y_i``) ``c_r = 3``: ``L(y_i, y) = c_r |y_i| + sum_e y_e l_e`` with
 ``l_e = c_p`` off the target and ``-c_r`` on it. Both ``phi`` and ``L`` are linear in the edge
 indicators, so the max oracle (BCFW eq. 2) is a best partial matching for the edge scores
-``z_e = <w, f_e> + l_e`` (an assignment problem, :mod:`ssvmbench.assignment`), the
+``z_e = <w, f_e> + l_e`` (an assignment problem, :mod:`ssvmbench.common.assignment`), the
 top-K oracle (Casimir Definition 1, ``l2^2`` smoothing over the K best) uses the K best
 matchings by Murty's algorithm (Casimir Table 1), and the exp oracle is intractable
 (marginals over matchings are #P-hard: Casimir Table 1, BCFW Section 6) and refused.
@@ -35,13 +35,13 @@ from typing import NamedTuple
 import numba as nb
 import numpy as np
 
-from ssvmbench.data.matchings import MatchingDataset
-from ssvmbench.inner import inner
-from ssvmbench.metrics import alignment_error_rate
+from ssvmbench.common.assignment import best_partial_matching, top_partial_matchings
+from ssvmbench.common.inner import inner
 from ssvmbench.data.alignment import synthetic_alignment
+from ssvmbench.data.matchings import MatchingDataset
 from ssvmbench.tasks import boxes, chain, smoothing
-from ssvmbench.assignment import best_partial_matching, top_partial_matchings
 from ssvmbench.tasks.base import Task
+from ssvmbench.tasks.metrics import alignment_error_rate
 
 PRECISION_COST, RECALL_COST = 1.0, 3.0      # BCFW Appendix F
 

@@ -35,21 +35,11 @@ bounds of the hinge); the constant does not change the gradient.
 import numba as nb
 import numpy as np
 
-from ssvmbench.inner import inner
+from ssvmbench.common.inner import inner
 from ssvmbench.tasks import transitions
 from ssvmbench.tasks.chain import first_scores
 
 # ------------------------------------------------------------------ top-K Viterbi
-
-
-@nb.njit(cache=True)
-def topk_buffers(max_len, L, K):
-    """Scratch for the top-K oracle on sequences of up to ``max_len`` tokens:
-    ``(work, Y, z, p)`` with ``work`` the K-best Viterbi tables of :func:`topk_viterbi`,
-    ``Y`` a ``(K, max_len)`` array of labelings, ``z`` their scores and ``p`` their weights."""
-    work = (np.empty((max_len + 1, L, K)), np.empty((max_len + 1, L, K), dtype=np.int64),
-            np.empty((L + 1, L)), np.empty(L))
-    return work, np.empty((K, max_len), dtype=np.int32), np.empty(K), np.empty(K)
 
 
 @inner
@@ -184,11 +174,11 @@ def topk_viterbi(w, ws, dims, U, T, gold, unit, K, casimir_ties, work, Y_out, z_
     (:func:`~ssvmbench.tasks.chain.viterbi`), or with ``casimir_ties`` in the Casimir
     authors' order (:func:`_k_best_of_lists` given the node's score): at ``w = 0`` every
     score is a Hamming count and the K returned depend on that order alone. ``work`` is the
-    first item of :func:`topk_buffers` (built for at least ``K``).
+    first item of :func:`~ssvmbench.tasks.scratch.topk_buffers` (built for at least ``K``).
     """
     delta, back, shifts, heads = work
     if K < 1 or K > delta.shape[2]:
-        raise ValueError("K must be between 1 and the K of topk_buffers")
+        raise ValueError("K must be between 1 and the K of scratch.topk_buffers")
     F, L = dims
     off_trans = F * L
     off_last = off_trans + L * L + L
@@ -325,11 +315,11 @@ def topk_oracle(w, ws, dims, U, T, gold, unit, K, mu, casimir_ties, buffers, R, 
     """Top-K oracle (paper Section 2, Definition 1; Table 1 "Top-K DP"): the value
     ``h_{mu,K}`` of the ``l2^2``-smoothed max over the K best (loss-augmented) scores and
     its gradient ``sum_k p_k phi(x, y_(k))``, ``p = proj_simplex(z_[K] / mu)``, written to
-    ``(R, E)``. ``buffers = (work, Y, z, p)`` from :func:`topk_buffers`; on return ``Y``,
-    ``z`` and ``p`` hold the labelings, scores and weights (entries past ``min(K, L^T)``
-    have ``z = -inf``, ``p = 0``); ``casimir_ties``: the tie order of :func:`topk_viterbi`.
-    One call is one oracle call. As ``mu -> 0`` it is the max oracle (``p = e_1``); for
-    ``K >= L^T`` it is the exact ``l2^2`` smoothing."""
+    ``(R, E)``. ``buffers = (work, Y, z, p)`` from :func:`~ssvmbench.tasks.scratch.topk_buffers`; on
+    return ``Y``, ``z`` and ``p`` hold the labelings, scores and weights (entries past ``min(K,
+    L^T)`` have ``z = -inf``, ``p = 0``); ``casimir_ties``: the tie order of :func:`topk_viterbi`.
+    One call is one oracle call. As ``mu -> 0`` it is the max oracle (``p = e_1``); for ``K >= L^T``
+    it is the exact ``l2^2`` smoothing."""
     work, Y, z, p = buffers
     n = topk_viterbi(w, ws, dims, U, T, gold, unit, K, casimir_ties, work, Y, z)
     value = l2_smoothed_max(z, n, mu, p)
@@ -384,15 +374,6 @@ def _exact_column(w, ws, off_trans, L, prev, b, inv, mu, Pt, St):
     return M + mu * np.log(St[b])
 
 
-@nb.njit(cache=True)
-def exp_buffers(max_len, L):
-    """Scratch for :func:`exp_oracle`: forward scores ``alpha`` and partial sums ``S`` (both
-    ``(max_len, L)``), the forward terms ``P`` (``(max_len, L, L)``, kept for the backward
-    pass, which then needs no exponentials: 8 max_len L^2 bytes, e.g. 12 MB at L = 92 and
-    180 tokens) and a length-``L`` work row."""
-    return np.empty((max_len, L)), np.empty((max_len, L)), np.empty((max_len, L, L)), np.empty(L)
-
-
 @inner
 def exp_oracle(w, ws, dims, U, T, gold, unit, mu, work, R, E):
     """Exp oracle (paper Section 2, Definition 1; Table 1 "Sum-Product"): the entropy-
@@ -413,8 +394,9 @@ def exp_oracle(w, ws, dims, U, T, gold, unit, mu, work, R, E):
     shifted by its own max ``M = max_a alpha[t-1, a] + trans[a, b]`` (terms below
     ``exp(-40)`` of it skipped). The backward pass needs no backward messages: it
     propagates the marginals with the conditionals ``p(y_{t-1} = a | y_t = b) = P[t, a, b]
-    / S[t, b]`` (each column in its own scale). ``work`` from :func:`exp_buffers`. One call
-    is one oracle call. The value lies in ``[max s, max s + mu log L^T]``.
+    / S[t, b]`` (each column in its own scale). ``work`` from
+    :func:`~ssvmbench.tasks.scratch.exp_buffers`. One call is one oracle call. The value lies in
+    ``[max s, max s + mu log L^T]``.
     """
     F, L = dims
     off_trans = F * L

@@ -16,7 +16,7 @@ The blocks ``P_i`` live in one growable pool: example ``i`` owns
 
 import numpy as np
 
-from ssvmbench.inner import inner
+from ssvmbench.common.inner import inner
 
 
 @inner
