@@ -25,6 +25,7 @@ the lock file, ``app.log`` only of runs that have no log or run now; no pandas, 
 """
 
 import contextlib
+import dataclasses
 import json
 import os
 import re
@@ -287,12 +288,50 @@ def squeue_states(array):
 
 # -- one run -----------------------------------------------------------------------------
 
+@dataclasses.dataclass
+class _Run:
+    """What :func:`classify` reads of one run folder: its record so far, its lock's state and
+    owner, its log's attributes and status, and SLURM's word on its task."""
+
+    record: dict
+    names: set
+    lock: str | None
+    owner: dict | None
+    info: dict | None
+    slurm_state: str | None
+    slurm_reason: str
+    task: str | None
+
+    @property
+    def status(self):
+        return (self.info or {}).get("status")
+
+    @property
+    def ended(self):
+        """What SLURM says ended its task (``time limit``, ...), or ''."""
+        return SLURM_ENDED.get(self.slurm_state, "")
+
+    def messages(self):
+        return os.path.join(self.record["dir"], MESSAGES_NAME)
+
+
 def classify(run_dir, names=None, planned=False, slurm=None, this_host=None, detail=True):
     """One run's record: ``dir``, ``state`` (:data:`STATES`), ``reason``, ``done`` (last
     logged effective pass), ``passes`` (planned), ``run_s``; ``slurm``: its task's
     ``(state, reason[, task id])`` from squeue, if known. Without ``detail``, a finished run's
-    ``run_s``, ``done`` and ``passes`` are not read (None)."""
-    run_dir = str(run_dir)
+    ``run_s``, ``done`` and ``passes`` are not read (None). The first of the rules below that
+    applies decides (a live owner or SLURM's running task first, then SLURM's holds and
+    queue, then the log, then what a run that ended early left)."""
+    run = _read(str(run_dir), names, slurm, this_host, detail)
+    for rule in (_running, _held, _waiting, _logged, _killed, _unreadable):
+        if rule(run):
+            return run.record
+    _ended_early(run, planned)
+    return run.record
+
+
+def _read(run_dir, names, slurm, this_host, detail):
+    """The :class:`_Run` of the folder ``run_dir`` (``names``: its entries, if known)."""
     if names is None:
         try:
             names = set(os.listdir(run_dir))
@@ -308,7 +347,6 @@ def classify(run_dir, names=None, planned=False, slurm=None, this_host=None, det
         except Exception as err:          # being replaced now (a continued run), or damaged
             info = {"status": "unreadable", "error": f"{type(err).__name__}: {err}"}
         record.update({key: info.get(key) for key in ("done", "passes", "run_s")})
-    status = (info or {}).get("status")
     slurm_state, slurm_reason, task = (tuple(slurm) + (None,))[:3] if slurm else (None, "",
                                                                                 None)
     if slurm is not None:
@@ -318,75 +356,117 @@ def classify(run_dir, names=None, planned=False, slurm=None, this_host=None, det
             record["slurm_task"] = task
     if lock == "live" and (slurm_state in SLURM_ENDED or slurm_state == "COMPLETED"):
         lock = "gone"                 # SLURM says its task has ended (a lost node, a kill)
-    if lock == "live" or slurm_state in SLURM_RUNNING:
-        record["state"] = "running"
-        parts = []
-        if record["done"] is not None:
-            parts.append(f"pass {record['done']:g}" + (f" of {record['passes']:g}"
-                                                       if record["passes"] else ""))
-        else:                                 # not logging yet: what it is doing
-            news = last_error(os.path.join(run_dir, MESSAGES_NAME), None)
-            if not news or news.startswith("ssvmbench run: solver="):    # its first line
-                news = "starting"
-            parts.append(_one_line(news if len(news) <= 100 else news[:97] + "..."))
-        if owner:
-            since = _since(owner.get("started"))
-            parts.append(f"pid {owner.get('pid')} on {owner.get('host')}"
-                         + (f" for {duration(since)}" if since is not None else "")
-                         + (f", SLURM job {owner['slurm_job']}" if owner.get("slurm_job")
-                            else ""))
-        elif task:
-            parts.append(f"SLURM task {task}")
-        record["reason"] = "; ".join(parts)
-        return record
-    if slurm_state in SLURM_HELD or (slurm_state == "PENDING" and "Held" in slurm_reason):
-        record["state"] = "held"
-        record["reason"] = (SLURM_HELD.get(slurm_state, f"held by SLURM ({slurm_reason})")
-                            + f": release it (scontrol release {task or 'ID'}) or cancel it "
-                            f"(scancel {task or 'ID'})")
-        return record
-    if slurm_state in SLURM_WAITING:
-        started = status in ("running", "interrupted") or slurm_state != "PENDING"
-        record["state"] = "requeued" if started else "pending"
-        where = (f"stopped at pass {record['done']:g}" + (
-            f" of {record['passes']:g}" if record["passes"] else "")
-            if started and record["done"] is not None else "")
-        waits = "" if slurm_reason in ("None", "") else f"SLURM: {slurm_reason}"
-        record["reason"] = "; ".join(part for part in (where, waits) if part)
-        return record
-    ended = SLURM_ENDED.get(slurm_state, "")
-    if status in ("finished", "diverged", "skipped", "failed", "interrupted"):
-        record["state"] = status
-        if status != "finished":
-            record["reason"] = _one_line(info.get("error") or (
-                last_error(os.path.join(run_dir, MESSAGES_NAME)) if status == "failed" else ""))
-        if status == "interrupted" and ended:
-            record["reason"] = _one_line(f"{ended}: {record['reason']}".rstrip(": "))
-        return record
-    if status == "running":       # nobody owns it: killed, or paused past its heartbeat
-        record["state"] = "interrupted"
-        why = {"stale": f"its owner (pid {(owner or {}).get('pid')} on "
-                        f"{(owner or {}).get('host')}) has sent no heartbeat for "
-                        f"{STALE_S // 60} min",
-               "gone": "its process is gone"}.get(lock, "no process owns it")
-        record["reason"] = (f"{ended}; " if ended else "") + \
-            f"killed: its log says running but {why}; the same command continues it"
-        return record
-    if status == "unreadable":
-        record["state"] = "failed"
-        record["reason"] = _one_line(f"its log does not read: {info['error']}")
-        return record
-    if MESSAGES_NAME in names or ended:   # started, ended before its log began
-        error = last_error(os.path.join(run_dir, MESSAGES_NAME))
-        record["state"] = ("interrupted" if error.startswith("ssvmbench run: interrupted")
-                           or (not error and slurm_state in ("CANCELLED", "PREEMPTED",
-                                                            "TIMEOUT")) else "failed")
-        record["reason"] = _one_line(error or (f"SLURM: {ended}" if ended else
-                                               "ended before its log began"))
-        if not error and not ended and planned:
-            record["state"], record["reason"] = "pending", "starting"
-        return record
-    return record                              # planned, nothing written yet
+    return _Run(record, names, lock, owner, info, slurm_state, slurm_reason, task)
+
+
+def _running(run):
+    """A live owner, or SLURM runs its task: the pass it is at (else what it is doing) and
+    who runs it."""
+    if not (run.lock == "live" or run.slurm_state in SLURM_RUNNING):
+        return False
+    record, owner = run.record, run.owner
+    record["state"] = "running"
+    parts = []
+    if record["done"] is not None:
+        parts.append(f"pass {record['done']:g}" + (f" of {record['passes']:g}"
+                                                   if record["passes"] else ""))
+    else:                                 # not logging yet: what it is doing
+        news = last_error(run.messages(), None)
+        if not news or news.startswith("ssvmbench run: solver="):    # its first line
+            news = "starting"
+        parts.append(_one_line(news if len(news) <= 100 else news[:97] + "..."))
+    if owner:
+        since = _since(owner.get("started"))
+        parts.append(f"pid {owner.get('pid')} on {owner.get('host')}"
+                     + (f" for {duration(since)}" if since is not None else "")
+                     + (f", SLURM job {owner['slurm_job']}" if owner.get("slurm_job")
+                        else ""))
+    elif run.task:
+        parts.append(f"SLURM task {run.task}")
+    record["reason"] = "; ".join(parts)
+    return True
+
+
+def _held(run):
+    """SLURM holds its task: how to release or cancel it."""
+    if not (run.slurm_state in SLURM_HELD
+            or (run.slurm_state == "PENDING" and "Held" in run.slurm_reason)):
+        return False
+    task = run.task or "ID"
+    run.record["state"] = "held"
+    run.record["reason"] = (SLURM_HELD.get(run.slurm_state,
+                                           f"held by SLURM ({run.slurm_reason})")
+                            + f": release it (scontrol release {task}) or cancel it "
+                            f"(scancel {task})")
+    return True
+
+
+def _waiting(run):
+    """SLURM has its task in the queue: pending, or requeued once it has run."""
+    if run.slurm_state not in SLURM_WAITING:
+        return False
+    record = run.record
+    started = run.status in ("running", "interrupted") or run.slurm_state != "PENDING"
+    record["state"] = "requeued" if started else "pending"
+    where = (f"stopped at pass {record['done']:g}" + (
+        f" of {record['passes']:g}" if record["passes"] else "")
+        if started and record["done"] is not None else "")
+    waits = "" if run.slurm_reason in ("None", "") else f"SLURM: {run.slurm_reason}"
+    record["reason"] = "; ".join(part for part in (where, waits) if part)
+    return True
+
+
+def _logged(run):
+    """Its log says how it ended: that, with the error of a run that did not finish."""
+    status = run.status
+    if status not in ("finished", "diverged", "skipped", "failed", "interrupted"):
+        return False
+    record = run.record
+    record["state"] = status
+    if status != "finished":
+        record["reason"] = _one_line(run.info.get("error") or (
+            last_error(run.messages()) if status == "failed" else ""))
+    if status == "interrupted" and run.ended:
+        record["reason"] = _one_line(f"{run.ended}: {record['reason']}".rstrip(": "))
+    return True
+
+
+def _killed(run):
+    """Its log says running and nobody owns it: killed, or paused past its heartbeat."""
+    if run.status != "running":
+        return False
+    owner = run.owner or {}
+    why = {"stale": f"its owner (pid {owner.get('pid')} on {owner.get('host')}) has sent no "
+                    f"heartbeat for {STALE_S // 60} min",
+           "gone": "its process is gone"}.get(run.lock, "no process owns it")
+    run.record["state"] = "interrupted"
+    run.record["reason"] = (f"{run.ended}; " if run.ended else "") + \
+        f"killed: its log says running but {why}; the same command continues it"
+    return True
+
+
+def _unreadable(run):
+    if run.status != "unreadable":
+        return False
+    run.record["state"] = "failed"
+    run.record["reason"] = _one_line(f"its log does not read: {run.info['error']}")
+    return True
+
+
+def _ended_early(run, planned):
+    """No log: started and ended before its log began (its last error, or SLURM's word), a
+    planned run starting now, or nothing written yet (pending)."""
+    if not (MESSAGES_NAME in run.names or run.ended):
+        return
+    record = run.record
+    error = last_error(run.messages())
+    record["state"] = ("interrupted" if error.startswith("ssvmbench run: interrupted")
+                       or (not error and run.slurm_state in ("CANCELLED", "PREEMPTED",
+                                                             "TIMEOUT")) else "failed")
+    record["reason"] = _one_line(error or (f"SLURM: {run.ended}" if run.ended else
+                                           "ended before its log began"))
+    if not error and not run.ended and planned:
+        record["state"], record["reason"] = "pending", "starting"
 
 
 # -- the whole folder --------------------------------------------------------------------
