@@ -8,7 +8,6 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from hydra.core.config_store import ConfigStore
 from hydra.core.utils import JobReturn, JobStatus
 from hydra.plugins.launcher import Launcher
@@ -16,6 +15,7 @@ from hydra_plugins.hydra_submitit_launcher.config import SlurmQueueConf
 from hydra_plugins.hydra_submitit_launcher.submitit_launcher import BaseSubmititLauncher
 
 from ssvmbench.batch.jobs import Job
+from ssvmbench.common import hydra_internals
 from ssvmbench.common.errors import UserError
 from ssvmbench.common.messages import Planning
 from ssvmbench.run.compose import Composer, sweep_subdir
@@ -28,7 +28,7 @@ def _sources(config):
                  if source.provider not in ("hydra", "main", "schema"))
 
 
-class BatchSweeper(BasicSweeper):
+class BatchSweeper(hydra_internals.basic_sweeper()):
     """Hydra's basic sweeper (the same jobs in the same order), whose check that every job
     composes before any is launched composes as a batch does (:class:`~ssvmbench.run.compose.
     Composer`: Hydra once per distinct choice of config groups) instead of composing each

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from ssvmbench.batch.plan import write_plan
+from ssvmbench.common import hydra_internals
 from ssvmbench.common.errors import Incompatible
 from ssvmbench.common.messages import Planning, duration, end_planning, say
 from ssvmbench.run.compose import Composer, find_run_dirname, parse_overrides, sweep_listing
@@ -54,10 +55,8 @@ def is_hydra_override(word):
 
 def sweep_jobs(words, sweep_dir, expected_s=0.0):
     """The runs of ``ssvmbench run -m WORDS hydra.sweep.dir=SWEEP_DIR`` in Hydra's order."""
-    from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
-
     overrides = parse_overrides([word for word in words if not is_hydra_override(word)])
-    combinations = BasicSweeper.split_arguments(overrides, None)[0]
+    combinations = hydra_internals.sweep_combinations(overrides)
     listing, progress = sweep_listing(sweep_dir), Planning("naming", len(combinations))
     jobs = []
     for k, combination in enumerate(combinations):

@@ -6,10 +6,10 @@ instead of all downloading at once."""
 
 import time
 
-from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
 from omegaconf import OmegaConf
 
 from ssvmbench.batch.jobs import is_hydra_override
+from ssvmbench.common import hydra_internals
 from ssvmbench.data import load_split
 from ssvmbench.papers import presets
 from ssvmbench.run.compose import config, parse_overrides
@@ -26,7 +26,7 @@ def data_settings(names):
             for step in presets.commands(name, size, "OUT")[:-1]:
                 words = [word for word in step[2:-1] if _is_data_word(word)]
                 overrides = parse_overrides(words)
-                for combination in BasicSweeper.split_arguments(overrides, None)[0]:
+                for combination in hydra_internals.sweep_combinations(overrides):
                     data = OmegaConf.to_container(config(combination).data, resolve=True)
                     data.pop("subset", None)            # the same files, loaded in full
                     settings.setdefault(repr(sorted(data.items())), data)

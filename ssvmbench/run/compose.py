@@ -16,6 +16,7 @@ from hydra.core.config_store import ConfigStore
 from omegaconf import OmegaConf
 
 from ssvmbench import data as datasets
+from ssvmbench.common import hydra_internals
 from ssvmbench.common.errors import UserError
 from ssvmbench.common.paths import config_dir
 from ssvmbench.solvers import SOLVERS, registered
@@ -165,8 +166,6 @@ def sweep_subdir(master):
     the sweep uses configs/config.yaml's ``subdir`` and its ``hydra.sweep.dir`` depends on
     nothing a job changes (plain text and ``${now:…}``, whose value a job copies from the
     sweep's): then each job is composed as Hydra does."""
-    from hydra._internal.config_loader_impl import get_overrides_dirname
-
     raw = OmegaConf.to_container(master.hydra.sweep, resolve=False)
     if raw.get("subdir") != SUBDIR or not (isinstance(raw.get("dir"), str)
                                            and _NOW_ONLY.fullmatch(raw["dir"])):
@@ -177,9 +176,9 @@ def sweep_subdir(master):
     listing = sweep_listing(sweep_dir)
 
     def subdir(overrides):
-        dirname = get_overrides_dirname(overrides=[parsed_override(word) for word in overrides],
-                                        exclude_keys=exclude, item_sep=options.item_sep,
-                                        kv_sep=options.kv_sep)
+        dirname = hydra_internals.overrides_dirname(
+            [parsed_override(word) for word in overrides], exclude, options.item_sep,
+            options.kv_sep)
         return find_run_dirname(dirname, sweep_dir, listing)
     return subdir
 
@@ -270,11 +269,9 @@ class Composer:
         base = self._base(tuple(fixed))
         if base is None:
             return self._compose(overrides)
-        from hydra._internal.config_loader_impl import ConfigLoaderImpl
-
         cfg = copy.deepcopy(base)
         try:
-            ConfigLoaderImpl._apply_overrides_to_config(varying, cfg)
+            hydra_internals.apply_overrides(varying, cfg)
         except Exception:
             return self._compose(overrides)
         return cfg
@@ -306,7 +303,7 @@ class Composer:
         finally:
             try:
                 for node, old in reversed(undo):
-                    node._set_value(old)
+                    hydra_internals.set_value(node, old)
             except Exception:
                 self._work.pop(fixed, None)
 
@@ -315,23 +312,22 @@ class Composer:
         """Apply ``varying`` (each replacing one value) to ``work`` in place as Hydra does;
         ``[(node, its value before)]`` to set back, or None if one cannot be applied so (the
         working copy is then spoilt)."""
-        from hydra._internal.config_loader_impl import ConfigLoaderImpl
-
         undo = []
         try:
             for override in varying:
                 *path, leaf = override.key_or_group.split(".")
                 holder = work
                 for part in path:
-                    holder = holder._get_node(part)
-                    if not OmegaConf.is_dict(holder) or holder._is_interpolation():
+                    holder = hydra_internals.child(holder, part)
+                    if (not OmegaConf.is_dict(holder)
+                            or hydra_internals.is_interpolation(holder)):
                         return None
-                node = holder._get_node(leaf)
+                node = hydra_internals.child(holder, leaf)
                 if node is None or OmegaConf.is_config(node):
                     return None
-                old = node._value()
-                ConfigLoaderImpl._apply_overrides_to_config([override], work)
-                if holder._get_node(leaf) is not node:     # replaced, not set: no undo
+                old = hydra_internals.value(node)
+                hydra_internals.apply_overrides([override], work)
+                if hydra_internals.child(holder, leaf) is not node:   # replaced: no undo
                     return None
                 undo.append((node, old))
         except Exception:
@@ -351,7 +347,7 @@ class Composer:
 
     def _split(self, overrides):
         """``(group overrides and hydra's, the others as Hydra's Override)``: Hydra's own
-        split (hydra._internal.defaults_list.Overrides: a dict value or a name that is no
+        split (its defaults list's ``Overrides``: a dict value or a name that is no
         config group is a config override), the ``hydra.…`` settings on the composed side."""
         fixed, varying = [], []
         for word in overrides:
@@ -381,16 +377,15 @@ class Composer:
 
             if self.sweep is not None:
                 loader, master = self.sweep
-                self._repo = loader._parse_overrides_and_create_caching_repo(
-                    master.hydra.job.config_name, list(master.hydra.overrides.hydra))[1]
+                self._repo = hydra_internals.config_repository(
+                    loader, master.hydra.job.config_name, list(master.hydra.overrides.hydra))
             else:
                 store_plugin_configs()
                 extra = ([f"hydra.searchpath=[{','.join(self.search_path)}]"]
                          if self.search_path else [])
                 with initialize_config_dir(config_dir=str(config_dir()), version_base=None):
                     loader = GlobalHydra.instance().config_loader()
-                    self._repo = loader._parse_overrides_and_create_caching_repo(
-                        "config", extra)[1]
+                    self._repo = hydra_internals.config_repository(loader, "config", extra)
             self._groups = {}
         if name not in self._groups:
             self._groups[name] = self._repo.group_exists(name)

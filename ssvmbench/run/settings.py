@@ -10,6 +10,7 @@ import re
 
 from omegaconf import OmegaConf
 
+from ssvmbench.common import hydra_internals
 from ssvmbench.common.errors import UserError, number
 from ssvmbench.data import check_options as check_data_options
 from ssvmbench.solvers import make_solver, solver_class
@@ -164,12 +165,13 @@ def missing_keys(cfg):
     def gather(node):
         keys = range(len(node)) if OmegaConf.is_list(node) else list(node.keys())
         for key in keys:
-            child = node._get_node(key)
-            if child._is_missing():
-                found.add(node._get_full_key(key))
-            elif OmegaConf.is_config(child) and not child._is_interpolation():
+            child = hydra_internals.child(node, key)
+            if hydra_internals.is_missing(child):
+                found.add(hydra_internals.full_key(node, key))
+            elif OmegaConf.is_config(child) and not hydra_internals.is_interpolation(child):
                 gather(child)
-            elif (child._is_interpolation() and not _ENV_ONLY.fullmatch(str(child._value()))
+            elif (hydra_internals.is_interpolation(child)
+                  and not _ENV_ONLY.fullmatch(str(hydra_internals.value(child)))
                   and OmegaConf.is_config(node[key])):
                 gather(node[key])
 
