@@ -40,11 +40,12 @@ def resolve_lambda(spec, n, name="lambda", allow_zero=False):
 
 
 @dataclasses.dataclass(frozen=True)
-class Objective:
-    """The objective ``lam/2 ||w||^2 + l1 ||w||_1 + 1/n sum_i H_i(w)`` as configured: either
-    ``lam`` and ``l1`` (numbers, or ``C/n`` specs resolved by :meth:`at`), or SAP's ``C``,
-    ``rho1``, ``rho2`` (OP5: ``rho1 ||w||_1 + rho2/2 ||w||^2 + C sum_i xi_i``, divided by
-    ``C n``)."""
+class ObjectiveSetting:
+    """The objective ``lam/2 ||w||^2 + l1 ||w||_1 + 1/n sum_i H_i(w)`` as configured, before
+    the data give ``n``: either ``lam`` and ``l1`` (numbers, or ``C/n`` specs resolved by
+    :meth:`at`), or SAP's ``C``, ``rho1``, ``rho2`` (OP5: ``rho1 ||w||_1 + rho2/2 ||w||^2 +
+    C sum_i xi_i``, divided by ``C n``). The objective itself, with numbers, is
+    :class:`ssvmbench.solvers.objective.Objective`."""
 
     lam: object = 0.01
     l1: object = 0.0
@@ -63,7 +64,7 @@ class Objective:
 
 
 def objective(cfg):
-    """The :class:`Objective` of ``cfg``: ``lambda`` (default 0.01) and ``l1`` (default
+    """The :class:`ObjectiveSetting` of ``cfg``: ``lambda`` (default 0.01) and ``l1`` (default
     0), or SAP's ``C``, ``rho1``, ``rho2`` with ``rho2 = 1 - rho1`` by default as in SAP
     Section V; bad values refused in one line (a ``C/n`` spec's syntax too)."""
     C, rho1, rho2 = cfg.get("C"), cfg.get("rho1"), cfg.get("rho2")
@@ -72,7 +73,7 @@ def objective(cfg):
         if rho1 is not None or rho2 is not None:
             raise UserError("rho1= and rho2= go with C= (SAP's parameters); give C too, or use "
                             "lambda= and l1=")
-        given = Objective(0.01 if cfg["lambda"] is None else cfg["lambda"],
+        given = ObjectiveSetting(0.01 if cfg["lambda"] is None else cfg["lambda"],
                           0.0 if cfg.l1 is None else cfg.l1, spec=spec)
         given.at(1)
         return given
@@ -84,7 +85,7 @@ def objective(cfg):
     if not (C > 0 and rho1 >= 0 and rho2 > 0):
         raise UserError(f"C={C}, rho1={rho1}, rho2={rho2}: need C > 0, rho1 >= 0 and rho2 > 0 "
                         "(rho2 defaults to 1 - rho1)")
-    return Objective(None, None, C, rho1, rho2, spec)
+    return ObjectiveSetting(None, None, C, rho1, rho2, spec)
 
 
 def resolve_objective(cfg, n):
@@ -104,7 +105,7 @@ class RunSettings:
     data_options: dict          # the loader's keyword arguments (``root``, ``subset``, ...)
     loss: str
     seed: int
-    objective: Objective
+    objective: ObjectiveSetting
     oracle: Oracle
     eval: dict                  # the checkpoints: every, log_start, per_decade
     stop: dict                  # gap, time_s (None: not a reason to stop)
