@@ -15,7 +15,7 @@ import argparse
 import numpy as np
 
 from ssvmbench.plotting.curves import curve_labels
-from ssvmbench.run.runlog import load_logs
+from ssvmbench.runlog import load_logs
 
 METHODS = {"SVRG": "svrg-average-lr=0.02-topk-K5-mu1-ties=casimir",
            "SC-SVRG-adapt": "sc_svrg-average-extrapolation-expo-lr=0.02-topk-K5-mu2-ties=casimir",

@@ -221,7 +221,7 @@ def ours(work, args, key, lam, passes, seed, order=None):
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"ours {key} {lam}: {(done.stdout + done.stderr)[-2000:]}")
-    from ssvmbench.run.runlog import load_logs
+    from ssvmbench.runlog import load_logs
     df = load_logs(run_dir)
     df = df[df["iterate"] == OURS_ITERATE[key]]
     rows = {int(round(p)): (pr, du, g) for p, pr, du, g in

@@ -188,7 +188,7 @@ def our_run(key, ties, args, run_dir):
     shown = shlex.join(["ssvmbench", "run"] + overrides[:-1] + ["hydra.run.dir=<tmp>"])
     if done.returncode != 0:
         return shown, [], (done.stdout + done.stderr).strip()[-1500:]
-    from ssvmbench.run.runlog import load_logs
+    from ssvmbench.runlog import load_logs
     df = load_logs(run_dir)
     df = df[df["iterate"] == "raw"]
     return shown, [(p / 3, pr, f1) for p, pr, f1 in

@@ -30,9 +30,9 @@ import pycrfsuite
 from peer_rounds import loads, run_rounds, summary
 
 from ssvmbench.data import load_split
+from ssvmbench.metrics import chunk_f1
 from ssvmbench.solvers import make_solver
 from ssvmbench.tasks import make_task
-from ssvmbench.tasks.metrics import chunk_f1
 
 # (peer, ours) pairs whose ratios the summary shows
 PAIRS = [("crfsuite ap", "ssvmbench bcfw"), ("crfsuite ap", "ssvmbench ssg"),

@@ -14,9 +14,8 @@ CoNLL-2000), in file order and in the draw's order (the examples a pass visits, 
 order: what its oracle calls cost it).
 """
 
-import sys
-
 import statistics
+import sys
 import time
 
 import numba as nb

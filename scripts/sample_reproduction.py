@@ -37,7 +37,7 @@ from ssvmbench.batch.jobs import is_hydra_override
 from ssvmbench.papers import presets
 from ssvmbench.papers.report import compute_time
 from ssvmbench.run import traces
-from ssvmbench.run.runlog import load_logs
+from ssvmbench.runlog import load_logs
 
 IGNORED = ("reuse_stale=",)     # a committed run's words that do not change what it runs
 
