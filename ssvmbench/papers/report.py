@@ -30,17 +30,9 @@ from ssvmbench.papers import claims, comparison, presets, report_page
 from ssvmbench.papers.presets import load_names
 from ssvmbench.plotting import figures
 from ssvmbench.plotting import options as plot_options
-from ssvmbench.plotting.curves import (
-    BANDS,
-    PANEL,
-    add_suboptimality,
-    added_labels,
-    added_rows,
-    aggregate,
-    check_panels,
-    curve_labels,
-    loose_references_counted,
-)
+from ssvmbench.plotting.curves import (BANDS, PANEL, add_suboptimality, added_labels, added_rows,
+                                       aggregate, check_panels, curve_labels,
+                                       loose_references_counted)
 from ssvmbench.plotting.names import curves_table, figure_names, settings_apart
 from ssvmbench.run import traces
 from ssvmbench.run.provenance import git_revision

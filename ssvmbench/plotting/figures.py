@@ -11,18 +11,8 @@ from matplotlib.figure import Figure
 
 from ssvmbench.common.errors import UserError
 from ssvmbench.plotting import html
-from ssvmbench.plotting.curves import (
-    ADDED,
-    BANDS,
-    DERIVED,
-    OBJECTIVE,
-    PANEL,
-    added_labels,
-    added_rows,
-    aggregate,
-    curve_labels,
-    with_bands,
-)
+from ssvmbench.plotting.curves import (ADDED, BANDS, DERIVED, OBJECTIVE, PANEL, added_labels,
+                                       added_rows, aggregate, curve_labels, with_bands)
 from ssvmbench.plotting.layout import LABEL_WIDTH, TITLE_WIDTH, legend_below, wrap
 from ssvmbench.plotting.names import figure_names
 from ssvmbench.plotting.styles import curve_styles

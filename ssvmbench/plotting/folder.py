@@ -12,28 +12,11 @@ import pandas as pd
 from ssvmbench.common.errors import UserError
 from ssvmbench.common.files import write_atomically, write_text
 from ssvmbench.plotting import html
-from ssvmbench.plotting.curves import (
-    ADDED,
-    NO_REFERENCE,
-    add_suboptimality,
-    added_labels,
-    aggregate,
-    check_panels,
-    curve_labels,
-    loose_references_counted,
-    provenance,
-    summary,
-)
-from ssvmbench.plotting.figures import (
-    FIGURES,
-    HTML,
-    added_methods,
-    draw,
-    interactive,
-    markdown,
-    only,
-    read_optimum,
-)
+from ssvmbench.plotting.curves import (ADDED, NO_REFERENCE, add_suboptimality, added_labels,
+                                       aggregate, check_panels, curve_labels,
+                                       loose_references_counted, provenance, summary)
+from ssvmbench.plotting.figures import (FIGURES, HTML, added_methods, draw, interactive, markdown,
+                                        only, read_optimum)
 from ssvmbench.plotting.names import curves_table, figure_names
 from ssvmbench.plotting.sap_tables import best_within, latex
 from ssvmbench.plotting.styles import curve_styles

@@ -13,16 +13,8 @@ from ssvmbench.common.files import write_atomically
 from ssvmbench.common.messages import say
 from ssvmbench.run.provenance import code_identity
 from ssvmbench.run.runlock import RunLock
-from ssvmbench.run.runlog import (
-    LOG_NAME,
-    DiskFull,
-    RunLog,
-    check_size_limit,
-    check_space,
-    make_room,
-    resumable,
-    write_skipped,
-)
+from ssvmbench.run.runlog import (LOG_NAME, DiskFull, RunLog, check_size_limit, check_space,
+                                  make_room, resumable, write_skipped)
 
 STATE_NAME = "state.pkl"
 

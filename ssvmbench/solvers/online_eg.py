@@ -27,19 +27,9 @@ from ssvmbench.common.errors import UserError
 from ssvmbench.common.inner import inner
 from ssvmbench.solvers.base import Solver
 from ssvmbench.tasks.base import MARGINAL_KERNELS
-from ssvmbench.tasks.kernels import (
-    add_direction,
-    direction_dot,
-    direction_sqnorm,
-    expected_loss,
-    gold_marginals,
-    marginals_scratch,
-    part_marginals,
-    part_scores,
-    scores,
-    scratch,
-    store_marginals,
-)
+from ssvmbench.tasks.kernels import (add_direction, direction_dot, direction_sqnorm, expected_loss,
+                                     gold_marginals, marginals_scratch, part_marginals, part_scores,
+                                     scores, scratch, store_marginals)
 
 
 class Blocks(NamedTuple):

@@ -39,18 +39,9 @@ from ssvmbench.common.errors import UserError
 from ssvmbench.common.inner import inner
 from ssvmbench.solvers.base import Solver
 from ssvmbench.tasks.base import ACTIVE_SET_KERNELS
-from ssvmbench.tasks.kernels import (
-    add_direction,
-    add_direction_scores,
-    decode,
-    direction_gram,
-    example_features,
-    gram_scratch,
-    labeling_direction,
-    labeling_score,
-    scores,
-    scratch,
-)
+from ssvmbench.tasks.kernels import (add_direction, add_direction_scores, decode, direction_gram,
+                                     example_features, gram_scratch, labeling_direction,
+                                     labeling_score, scores, scratch)
 
 
 class SplitWeights(NamedTuple):

@@ -43,13 +43,8 @@ from ssvmbench.common.errors import UserError
 from ssvmbench.common.inner import inner
 from ssvmbench.solvers.base import Solver
 from ssvmbench.tasks.base import CORE_KERNELS
-from ssvmbench.tasks.kernels import (
-    add_direction,
-    example_oracle,
-    scores,
-    scratch,
-    subtract_direction,
-)
+from ssvmbench.tasks.kernels import (add_direction, example_oracle, scores, scratch,
+                                     subtract_direction)
 
 
 class LazyIterate(NamedTuple):

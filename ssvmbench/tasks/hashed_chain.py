@@ -29,17 +29,8 @@ from ssvmbench.common.inner import inner
 from ssvmbench.data.sequences import HashedChainDataset
 from ssvmbench.data.synthetic import random_hashed_chains
 from ssvmbench.tasks import chain
-from ssvmbench.tasks.chain import (
-    average_residual,
-    buffers,
-    evaluation_buffers,
-    hamming,
-    loss_unit,
-    max_length,
-    mistakes,
-    score_sequence,
-    viterbi,
-)
+from ssvmbench.tasks.chain import (average_residual, buffers, evaluation_buffers, hamming,
+                                   loss_unit, max_length, mistakes, score_sequence, viterbi)
 from ssvmbench.tasks.chain_oracles import hinge_oracle
 from ssvmbench.tasks.chain_task import ChainTask
 from ssvmbench.tasks.parts import in_parts, means

@@ -8,14 +8,8 @@ from hydra import compose, initialize_config_dir
 from hydra.utils import get_class
 
 from ssvmbench.common.paths import config_dir
-from ssvmbench.run.compose import (
-    HASH_WIDTH,
-    NAME_WIDTH,
-    find_run_dirname,
-    legacy_run_dirname,
-    run_dirname,
-    split_overrides,
-)
+from ssvmbench.run.compose import (HASH_WIDTH, NAME_WIDTH, find_run_dirname, legacy_run_dirname,
+                                   run_dirname, split_overrides)
 
 
 def launcher_config(name):

@@ -13,13 +13,8 @@ from omegaconf import DictConfig, ListConfig, OmegaConf
 
 from ssvmbench.common.errors import UserError
 from ssvmbench.common.messages import Planning, start_planning
-from ssvmbench.run.compose import (
-    Composer,
-    config,
-    find_run_dirname,
-    legacy_run_dirname,
-    sweep_subdir,
-)
+from ssvmbench.run.compose import (Composer, config, find_run_dirname, legacy_run_dirname,
+                                   sweep_subdir)
 
 # override lists as users give them: groups, plain values, additions, deletions, lists,
 # dicts, quoted strings, C/n specs, SAP's parameters, plugins' solvers and datasets, hydra's
