@@ -58,6 +58,7 @@ PUBLIC = {
     "ssvmbench.inner": "ssvmbench.common.inner",                # inner (kernels' helpers)
     "ssvmbench.solvers": "ssvmbench.solvers",                   # the solver registry
     "ssvmbench.solvers.base": "ssvmbench.solvers.base",         # Solver, Problem
+    "ssvmbench.solvers.bcfw": "ssvmbench.solvers.bcfw",         # BCFW, for a solver extending it
     "ssvmbench.tasks": "ssvmbench.tasks",                       # the task registry
     "ssvmbench.tasks.base": "ssvmbench.tasks.base",             # Task, Scratch, kernels_named
     "ssvmbench.tasks.oracles": "ssvmbench.tasks.oracle",        # Oracle
@@ -68,6 +69,7 @@ PUBLIC = {
     "ssvmbench.data": "ssvmbench.data",                         # load_split, the registry
     "ssvmbench.data.sequences": "ssvmbench.data.sequences",     # SplitData, ChainDataset
     "ssvmbench.data.xy": "ssvmbench.data.xy",                   # load_xy
+    "ssvmbench.data.ocr": "ssvmbench.data.ocr",                 # the OCR letters, as read
 }
 __all__ = ["ChainSSVM", "load_xy", "load_logs", "api", "PUBLIC", "__version__"]
 

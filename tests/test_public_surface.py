@@ -2,7 +2,9 @@
 may import keeps its path whatever moves inside the package, and every name the
 documentation, the README and the example plugins import from ssvmbench is there."""
 
+import ast
 import importlib
+import importlib.util
 import re
 import subprocess
 import sys
@@ -67,6 +69,29 @@ def test_a_public_path_is_its_module(public, home):
 def test_every_documented_import_works(module, name):
     """``from MODULE import NAME``: NAME an attribute of MODULE, or a module beneath it."""
     assert _resolves(f"{module}.{name}"), f"from {module} import {name}"
+
+
+def test_the_example_plugins_import_only_public_paths():
+    """What a plugin may import is the public surface: the three example plugins show it."""
+    imported = set()
+    for path in sorted((ROOT / "examples").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                imported |= {node.module} | {f"{node.module}.{alias.name}"
+                                             for alias in node.names}
+            elif isinstance(node, ast.Import):
+                imported |= {alias.name for alias in node.names}
+    modules = {name for name in imported if name.split(".")[0] == "ssvmbench"
+               and importlib.util.find_spec(name.rsplit(".", 1)[0]) is not None
+               and _is_module(name)}
+    assert modules and not sorted(modules - set(ssvmbench.PUBLIC) - {"ssvmbench"})
+
+
+def _is_module(name):
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:
+        return False
 
 
 def test_every_dotted_name_in_the_documentation_resolves():
