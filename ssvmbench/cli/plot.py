@@ -10,6 +10,7 @@ from ssvmbench.plotting.options import configure_parser  # noqa: F401 (``plot``'
 
 
 def main(args):
+    """Write the plot's folder and print each file written."""
     for path in folder.write(args, *plot_inputs(args)):
         print(path)
     return 0
