@@ -6,6 +6,7 @@ import pickle
 
 import numpy as np
 import pytest
+from helpers.kernels import oracle_call
 from scipy.special import logsumexp, softmax
 
 from ssvmbench.common.errors import UserError
@@ -14,7 +15,7 @@ from ssvmbench.data.boxes import iou
 from ssvmbench.data.scenes import load_scenes
 from ssvmbench.run.monitor import measure
 from ssvmbench.solvers import make_solver
-from ssvmbench.tasks import chain, kernels, make_task
+from ssvmbench.tasks import kernels, make_task
 from ssvmbench.tasks.metrics import voc07_average_precision
 from ssvmbench.tasks.oracle import Oracle
 
@@ -59,19 +60,6 @@ def reference_topk(z, K, mu):
     return p @ top - mu / 2 * (p @ p - 1)
 
 
-def oracle_call(oracle, w, i):
-    """``(value, dense gradient)`` from the generic kernels, as the solvers call them."""
-    U, _, y, R, E = chain.buffers(TASK.max_len, 1)
-    T = kernels.scores(w, 1.0, TASK.dims, TASK.data, i, U)
-    value = kernels.example_oracle(oracle.kind, oracle.K, oracle.mu, w, 1.0, TASK.dims,
-                                   TASK.data, False, i, U, T,
-                                   oracle.buffers(TASK.max_len, 1), y, R, E)
-    grad = np.zeros(TASK.d)
-    kernels.add_direction(grad, 1.0, TASK.dims, TASK.data, TASK.data.offsets[i], T, R, E,
-                          np.empty((0, 0)), np.empty(0))
-    return value, grad
-
-
 @pytest.mark.parametrize("oracle", [Oracle(), Oracle("topk", 10, MU), Oracle("exp", 1, MU)])
 def test_exhaustive_oracles_against_direct_formulas(oracle):
     """max: max_j z_j - s_gold with gradient phi(argmax) - phi(gold); top-K: the smoothed max
@@ -81,7 +69,7 @@ def test_exhaustive_oracles_against_direct_formulas(oracle):
     for i in range(5):
         w = rng.normal(size=TASK.d)
         z, gold_score = candidate_scores(w, i)
-        value, grad = oracle_call(oracle, w, i)
+        value, grad, _ = oracle_call(TASK, oracle, w, i)
         X = ds.features[ds.offsets[i]:ds.offsets[i + 1]].astype(float)
         phi_gold = ds.features[TASK.data.gold[i]]
         if oracle.name == "max":
@@ -99,19 +87,20 @@ def test_exhaustive_oracles_against_direct_formulas(oracle):
 def test_smoothed_gradients_match_finite_differences(oracle):
     rng = np.random.default_rng(1)
     w = rng.normal(size=TASK.d)
-    _, grad = oracle_call(oracle, w, 2)
+    _, grad, _ = oracle_call(TASK, oracle, w, 2)
     for _ in range(5):
         v = rng.normal(size=TASK.d)
         h = 1e-6
-        fd = (oracle_call(oracle, w + h * v, 2)[0] - oracle_call(oracle, w - h * v, 2)[0]) / 2 / h
+        fd = (oracle_call(TASK, oracle, w + h * v, 2)[0]
+              - oracle_call(TASK, oracle, w - h * v, 2)[0]) / 2 / h
         assert fd == pytest.approx(grad @ v, rel=1e-4, abs=1e-6)
 
 
 def test_small_mu_and_k_one_give_the_max_oracle():
     w = np.random.default_rng(2).normal(size=TASK.d)
-    hinge, subgradient = oracle_call(Oracle(), w, 3)
+    hinge, subgradient, _ = oracle_call(TASK, Oracle(), w, 3)
     for oracle in (Oracle("topk", 1, MU), Oracle("topk", 10, 1e-9), Oracle("exp", 1, 1e-9)):
-        value, grad = oracle_call(oracle, w, 3)
+        value, grad, _ = oracle_call(TASK, oracle, w, 3)
         assert value == pytest.approx(hinge, abs=1e-6) and np.allclose(grad, subgradient)
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.kernels import oracle_call
 
 from ssvmbench.common.assignment import best_partial_matching, top_partial_matchings
 from ssvmbench.common.errors import UserError
@@ -71,19 +72,6 @@ def enumerate_pair(task, w, i):
     Y = partial_matchings(*ds.shapes[i])
     z = Y @ (X @ w) + np.array([asymmetric_hamming(gold, y) for y in Y])
     return Y, z, gold, X
-
-
-def oracle_call(task, oracle, w, i):
-    """``(value, dense gradient, y buffer)`` from the generic kernels, as solvers call them."""
-    U, _, y, R, E = chain.buffers(task.max_len, 1)
-    T = kernels.scores(w, 1.0, task.dims, task.data, i, U)
-    value = kernels.example_oracle(oracle.kind, oracle.K, oracle.mu, w, 1.0, task.dims,
-                                   task.data, False, i, U, T,
-                                   oracle.buffers(task.max_len, 1), y, R, E)
-    grad = np.zeros(task.d)
-    kernels.add_direction(grad, 1.0, task.dims, task.data, task.data.offsets[i], T, R, E,
-                          np.empty((0, 0)), np.empty(0))
-    return value, grad, y[:T].copy()
 
 
 def reference_topk(z, K, mu):
