@@ -1,8 +1,8 @@
 """Everything a batch needs, fetched and prepared before it is submitted: ``ssvmbench data
 fetch PRESET|PAPER…`` loads each data setting the presets' runs use once, on the submitting
 machine, so that the data files are downloaded and checked and their derived features cached
-(:func:`ssvmbench.common.paths.cache_root`) before any task starts; an array's tasks then find them
-instead of all downloading at once."""
+(:func:`ssvmbench.common.paths.cache_dir`) before any task starts; an array's tasks then find
+them instead of all downloading at once."""
 
 import time
 

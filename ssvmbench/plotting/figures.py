@@ -104,8 +104,8 @@ def draw(stats, x, ylabel, log_y, styles, band="minmax", names=None):
 def interactive(df, ys, x, band, prefix="figure", mapping=None):
     """``{y: Plotly figure}``: the figures ``ssvmbench plot`` draws from the rows ``df``
     (:func:`ssvmbench.plotting.html.figure`), curves named by ``mapping`` (a preset's
-    ``names``, :func:`~ssvmbench.plotting.names.load_names`), switchable to every x axis of
-    :data:`X_LABELS` the rows hold; the figures' ids are ``PREFIX-Y``."""
+    ``names``, checked by :func:`~ssvmbench.plotting.names.check_names`), switchable to every x axis
+    of :data:`X_LABELS` the rows hold; the figures' ids are ``PREFIX-Y``."""
     xs = {column: label for column, label in X_LABELS.items()
           if column == x or (column in df and (df[column] > 0).any())}
     stats = {}

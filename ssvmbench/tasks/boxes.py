@@ -41,7 +41,7 @@ class BoxData(NamedTuple):
 
 class BoxTask(Task):
     """One split of a box dataset in the form the kernels take (attributes as
-    :class:`~ssvmbench.tasks.chain.ChainTask`: a "row" is a candidate, one "label")."""
+    :class:`~ssvmbench.tasks.chain_task.ChainTask`: a "row" is a candidate, one "label")."""
 
     kind = "boxes"
     chain_directions = True

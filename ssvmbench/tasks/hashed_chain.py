@@ -53,7 +53,7 @@ class HashedChainData(NamedTuple):
 
 class HashedChainTask(ChainTask):
     """One split of a hashed chain dataset; attributes as
-    :class:`~ssvmbench.tasks.chain.ChainTask`, with ``d = D`` buckets."""
+    :class:`~ssvmbench.tasks.chain_task.ChainTask`, with ``d = D`` buckets."""
 
     kind = "hashed_chain"
     dataset_type = HashedChainDataset

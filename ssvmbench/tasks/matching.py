@@ -63,7 +63,7 @@ class MatchingData(NamedTuple):
 
 class MatchingTask(Task):
     """One split of a word-alignment dataset in the form the kernels take (attributes as
-    :class:`~ssvmbench.tasks.chain.ChainTask`: a "row" is an edge, one "label")."""
+    :class:`~ssvmbench.tasks.chain_task.ChainTask`: a "row" is an edge, one "label")."""
 
     kind = "matching"
     chain_directions = True
